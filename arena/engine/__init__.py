@@ -1,0 +1,56 @@
+"""The pure Seka engine: cards, hand values, profiles, and a session as a state machine.
+
+Nothing here does I/O, reads a clock or touches global random state; the transport, storage and
+CLI layers depend on this package and it depends on none of them.
+"""
+
+from __future__ import annotations
+
+from ._actions import Action as Action
+from ._actions import Bet as Bet
+from ._actions import Fault as Fault
+from ._actions import Fold as Fold
+from ._actions import LegalActions as LegalActions
+from ._actions import Show as Show
+from ._actions import SvaraAnswer as SvaraAnswer
+from ._amounts import Amount as Amount
+from ._amounts import exact as exact
+from ._amounts import format_amount as format_amount
+from ._amounts import parse_amount as parse_amount
+from ._cards import ALL_CARDS as ALL_CARDS
+from ._cards import DECK_36 as DECK_36
+from ._cards import RANKS as RANKS
+from ._cards import SUITS as SUITS
+from ._cards import Card as Card
+from ._cards import parse_cards as parse_cards
+from ._errors import ArenaError as ArenaError
+from ._errors import IllegalActionError as IllegalActionError
+from ._errors import RulesError as RulesError
+from ._events import Acted as Acted
+from ._events import AntePaid as AntePaid
+from ._events import Dealt as Dealt
+from ._events import Entered as Entered
+from ._events import Event as Event
+from ._events import PotWon as PotWon
+from ._events import Revealed as Revealed
+from ._events import SessionEnded as SessionEnded
+from ._events import SessionStarted as SessionStarted
+from ._events import ShowdownHeld as ShowdownHeld
+from ._events import SvaraDeclared as SvaraDeclared
+from ._hands import GEORGIAN_EVALUATOR as GEORGIAN_EVALUATOR
+from ._hands import HandEvaluator as HandEvaluator
+from ._hands import HandValue as HandValue
+from ._hands import georgian_value as georgian_value
+from ._rules import GEORGIAN as GEORGIAN
+from ._rules import PROFILES as PROFILES
+from ._rules import Rules as Rules
+from ._rules import profile as profile
+from ._shuffle import Shuffler as Shuffler
+from ._shuffle import deck_order as deck_order
+from ._shuffle import draw_first_dealer as draw_first_dealer
+from ._shuffle import seeded_shuffler as seeded_shuffler
+from ._shuffle import stacked_shuffler as stacked_shuffler
+from ._state import Phase as Phase
+from ._state import SessionState as SessionState
+
+__all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

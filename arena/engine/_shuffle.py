@@ -1,0 +1,90 @@
+"""Deals derived from a key: anyone holding a session's seed can re-derive every deck order.
+
+Theory of operation: the bytes `seka-deal|<seed>|<pot>|<replay>` seed a SHA-256 counter-mode stream
+(block k is SHA-256(material || k as 8 big-endian bytes)), read as 64-bit big-endian words. A
+Fisher-Yates shuffle from the last position down draws each index by rejection sampling, so every
+order is equally likely. Seat s of a deal receives positions 3s, 3s+1, 3s+2 of the order, whoever
+else is dealt in: a seat slot gets the same cards in every session that shares the seed, which is
+what duplicate (mirrored) sessions need. The first dealer is drawn from the stream labelled
+`first-dealer`. Nothing here reads a clock or a global random state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
+
+from ._cards import Card
+
+Shuffler = Callable[[int, int], Sequence[Card]]
+"""Gives the deck order of a deal from (pot number, replay number)."""
+
+_WORD = 1 << 64
+
+
+def _words(material: bytes) -> Iterator[int]:
+    block = 0
+    while True:
+        digest = hashlib.sha256(material + block.to_bytes(8, "big")).digest()
+        for offset in range(0, 32, 8):
+            yield int.from_bytes(digest[offset : offset + 8], "big")
+        block += 1
+
+
+def _uniform_below(words: Iterator[int], bound: int) -> int:
+    limit = _WORD - _WORD % bound  # reject the top sliver so every result is equally likely
+    while True:
+        word = next(words)
+        if word < limit:
+            return word % bound
+
+
+def deck_order(seed: str, pot: int, replay: int, deck: Sequence[Card]) -> tuple[Card, ...]:
+    """The order of `deck` for one deal of a session.
+
+    >>> from arena.engine import DECK_36
+    >>> deck_order("demo", 1, 0, DECK_36) == deck_order("demo", 1, 0, DECK_36)
+    True
+    >>> deck_order("demo", 1, 0, DECK_36) != deck_order("demo", 1, 1, DECK_36)
+    True
+    """
+    cards = list(deck)
+    words = _words(f"seka-deal|{seed}|{pot}|{replay}".encode())
+    for position in range(len(cards) - 1, 0, -1):
+        other = _uniform_below(words, position + 1)
+        cards[position], cards[other] = cards[other], cards[position]
+    return tuple(cards)
+
+
+def draw_first_dealer(seed: str, seats: int) -> int:
+    """The seat that deals the session's first pot."""
+    return _uniform_below(_words(f"seka-deal|{seed}|first-dealer".encode()), seats)
+
+
+def seeded_shuffler(seed: str, deck: Sequence[Card]) -> Shuffler:
+    """A `Shuffler` for a session whose deals all come from `seed`."""
+    fixed_deck = tuple(deck)
+    return lambda pot, replay: deck_order(seed, pot, replay, fixed_deck)
+
+
+def stacked_shuffler(stacked: dict[tuple[int, int], dict[int, Sequence[Card]]], fallback: Shuffler) -> Shuffler:
+    """A `Shuffler` that gives chosen seats chosen cards in chosen deals, for tests and scripted checks.
+
+    `stacked` maps (pot, replay) to {seat: three cards}; the other seats of that deal receive
+    cards of `fallback`'s order that nobody was given. Deals not listed come from `fallback`.
+    """
+
+    def order(pot: int, replay: int) -> Sequence[Card]:
+        base = list(fallback(pot, replay))
+        chosen = stacked.get((pot, replay))
+        if not chosen:
+            return base
+        fixed = {card for cards in chosen.values() for card in cards}
+        rest = iter([card for card in base if card not in fixed])
+        result: list[Card] = []
+        for slot in range(len(base) // 3):
+            result.extend(chosen[slot] if slot in chosen else (next(rest), next(rest), next(rest)))
+        result.extend(rest)
+        return result
+
+    return order
