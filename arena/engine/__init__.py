@@ -52,5 +52,10 @@ from ._shuffle import seeded_shuffler as seeded_shuffler
 from ._shuffle import stacked_shuffler as stacked_shuffler
 from ._state import Phase as Phase
 from ._state import SessionState as SessionState
+from ._views import SvaraView as SvaraView
+from ._views import TurnView as TurnView
+from ._views import redact_for as redact_for
+from ._views import svara_view as svara_view
+from ._views import turn_view as turn_view
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

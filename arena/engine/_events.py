@@ -40,6 +40,8 @@ class SessionStarted:
     pots: int
     max_actions: int
     first_dealer: int
+    dealing: str = "seeded"
+    """`seeded`: every deal is `deck_order(seed, pot, replay)`; `stacked`: cards were chosen (tests, checks)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -54,6 +56,7 @@ class SessionStarted:
             "pots": self.pots,
             "max_actions": self.max_actions,
             "first_dealer": self.first_dealer,
+            "dealing": self.dealing,
         }
 
 

@@ -86,6 +86,7 @@ class SessionState:
             raise IllegalActionError(f"first dealer must be a seat 0..{seats - 1}, not {first_dealer}")
         self.rules = rules
         self.seats = seats
+        self.bots: tuple[str, ...] = tuple(bots)
         self._shuffle = shuffler or seeded_shuffler(seed, rules.deck)
         self._evaluate = rules.evaluator.value
         self.events: list[Event] = []
@@ -110,12 +111,18 @@ class SessionState:
         self.to_act: int | None = None
         """The seat whose decision is awaited (betting or a svara offer); None when finished."""
         self.svara: SvaraDeclared | None = None
-        self._offers_left: list[int] = []
+        self.offers_left: list[int] = []
+        """Seats still to be asked about the current svara, in order."""
         self._entrants: list[int] = []
+        self.deal_start = 0
+        """Index in `events` of the current deal's first event."""
+        self.pot_start = 0
+        """Index in `events` of the current ordinary pot's first event."""
         self._emit(SessionStarted(
             session=session, profile=rules.name, seed=seed, bots=tuple(bots), ante=rules.ante,
             opening_stake=rules.opening_stake, max_bet=rules.max_bet, pots=rules.pots_per_session,
-            max_actions=rules.max_actions, first_dealer=first_dealer))
+            max_actions=rules.max_actions, first_dealer=first_dealer,
+            dealing="seeded" if shuffler is None else "stacked"))
         self._start_ordinary_deal(first_dealer)
 
     # ---------------------------------------------------------------- queries
@@ -236,7 +243,7 @@ class SessionState:
         self.verify_answer_svara(accept)
         assert self.svara is not None
         mark = len(self.events)
-        seat = self._offers_left.pop(0)
+        seat = self.offers_left.pop(0)
         if accept and fault is None:
             self._pay(seat, self.svara.price)
             self._entrants.append(seat)
@@ -294,6 +301,7 @@ class SessionState:
         return tuple(sorted(seats, key=lambda s: (s - seat - 1) % self.seats))
 
     def _deal(self, players: Sequence[int]) -> None:
+        self.deal_start = len(self.events)
         order = self._shuffle(self.pot_number, self.replay)
         self.hands = {seat: tuple(order[3 * seat : 3 * seat + 3]) for seat in players}
         self.in_deal = sorted(players)
@@ -306,6 +314,7 @@ class SessionState:
         self.replay = 0
         self.pot_dealer = self.dealer = dealer
         self.pot = 0
+        self.pot_start = len(self.events)
         self.participants = tuple(range(self.seats))
         self._deal(self.participants)
         for seat in self.participants:
@@ -351,14 +360,14 @@ class SessionState:
         eligible = self._clockwise_from_left_of(self.dealer, others)
         self.svara = SvaraDeclared(self.pot, tied, exact(Fraction(self.pot) / 2), eligible)
         self._emit(self.svara)
-        self._offers_left = list(eligible)
+        self.offers_left = list(eligible)
         self._entrants = []
         self._offer_or_replay()
 
     def _offer_or_replay(self) -> None:
-        if self._offers_left:
+        if self.offers_left:
             self.phase = Phase.SVARA_OFFER
-            self.to_act = self._offers_left[0]
+            self.to_act = self.offers_left[0]
             return
         assert self.svara is not None
         players = sorted(self.svara.tied + tuple(self._entrants))

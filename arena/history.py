@@ -1,0 +1,62 @@
+"""Hand histories as JSON Lines: one event per line, written and read back byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .engine import ArenaError, Event
+
+
+class HistoryError(ArenaError):
+    """A history file that cannot be read, or that breaks a rule; names the line."""
+
+    def __init__(self, path: str | os.PathLike[str], line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = str(path)
+        self.line = line
+        self.message = message
+
+
+def event_line(event: Event) -> str:
+    """One event as a compact JSON line; key order is fixed, so the same events give the same bytes."""
+    return json.dumps(event.to_json(), separators=(",", ":"), ensure_ascii=True)
+
+
+def history_text(events: Iterable[Event]) -> str:
+    """A whole history as text, newline-terminated."""
+    return "".join(event_line(event) + "\n" for event in events)
+
+
+def write_history(path: str | os.PathLike[str], events: Iterable[Event]) -> Path:
+    """Write a history atomically (temporary file, then rename), so a crash never leaves half a file."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(target.name + ".partial")
+    temporary.write_text(history_text(events), encoding="ascii")
+    os.replace(temporary, target)
+    return target
+
+
+def read_history(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The events of a history file as dicts, each checked to be a JSON object with an `event` name."""
+    records: list[dict[str, Any]] = []
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise HistoryError(path, 0, f"cannot read: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise HistoryError(path, 0, f"not UTF-8 text: {error}") from None
+    for number, line in enumerate(lines, start=1):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise HistoryError(path, number, f"not JSON: {error.msg}") from None
+        if not isinstance(record, dict) or not isinstance(record.get("event"), str):
+            raise HistoryError(path, number, "each line must be a JSON object with an 'event' name")
+        records.append(record)
+    return records
+

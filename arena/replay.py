@@ -1,0 +1,185 @@
+"""Re-check a hand history against the engine and tell its story pot by pot.
+
+The check replays every recorded decision through a fresh engine and requires each recorded event
+to equal, field for field, the one the engine emits. A seeded history must also deal exactly the
+cards its seed gives. The first disagreement is reported with its line number.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .engine import (
+    ArenaError,
+    Card,
+    Fault,
+    IllegalActionError,
+    Phase,
+    SessionState,
+    deck_order,
+    parse_amount,
+    profile,
+    stacked_shuffler,
+)
+from .engine import seeded_shuffler
+from .history import HistoryError, read_history
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    state: SessionState
+    """The engine after the whole history: its events equal the file's."""
+    account: list[str]
+    """A readable pot-by-pot account."""
+
+
+def _field(record: dict[str, Any], name: str, line: int, path: str) -> Any:
+    if name not in record:
+        raise HistoryError(path, line, f"{record.get('event')!r} event has no field {name!r}")
+    return record[name]
+
+
+def _recorded_deals(records: Sequence[dict[str, Any]], path: str) -> dict[tuple[int, int], dict[int, tuple[Card, ...]]]:
+    deals: dict[tuple[int, int], dict[int, tuple[Card, ...]]] = {}
+    for line, record in enumerate(records, start=1):
+        if record["event"] != "deal":
+            continue
+        try:
+            hands = {int(seat): tuple(Card.parse(card) for card in cards)
+                     for seat, cards in _field(record, "hands", line, path).items()}
+            deals[(int(_field(record, "pot", line, path)), int(_field(record, "replay", line, path)))] = hands
+        except (ValueError, TypeError, AttributeError) as error:
+            raise HistoryError(path, line, f"bad deal: {error}") from None
+    return deals
+
+
+def _start(records: Sequence[dict[str, Any]], path: str) -> SessionState:
+    if not records or records[0]["event"] != "session_start":
+        raise HistoryError(path, 1, "a history starts with a 'session_start' event")
+    first = records[0]
+    try:
+        rules = profile(_field(first, "profile", 1, path)).with_table(
+            ante=parse_amount(_field(first, "ante", 1, path)),
+            opening_stake=parse_amount(_field(first, "opening_stake", 1, path)),
+            max_bet=parse_amount(_field(first, "max_bet", 1, path)),
+            max_actions=int(_field(first, "max_actions", 1, path)),
+            pots_per_session=int(_field(first, "pots", 1, path)),
+        )
+        bots = [seat["bot"] for seat in _field(first, "seats", 1, path)]
+        seed = str(_field(first, "seed", 1, path))
+        deals = _recorded_deals(records, path)
+        if first.get("dealing") == "seeded":
+            _verify_seeded(records, deals, seed, rules.deck, path)
+            shuffler = None
+        else:
+            shuffler = stacked_shuffler(deals, seeded_shuffler(seed, rules.deck))
+        return SessionState(rules, bots=bots, seed=seed, session=str(first.get("session", "")),
+                            first_dealer=int(_field(first, "first_dealer", 1, path)), shuffler=shuffler)
+    except HistoryError:
+        raise
+    except (ArenaError, ValueError, TypeError, KeyError) as error:
+        raise HistoryError(path, 1, f"bad session_start: {error}") from None
+
+
+def _verify_seeded(records: Sequence[dict[str, Any]], deals: dict[tuple[int, int], dict[int, tuple[Card, ...]]],
+                   seed: str, deck: Sequence[Card], path: str) -> None:
+    line_of = {(r["pot"], r["replay"]): line for line, r in enumerate(records, start=1) if r["event"] == "deal"}
+    for (pot, replay), hands in deals.items():
+        order = deck_order(seed, pot, replay, deck)
+        for seat, cards in hands.items():
+            if tuple(order[3 * seat : 3 * seat + 3]) != cards:
+                raise HistoryError(path, line_of[(pot, replay)],
+                                   f"seat {seat}'s cards in pot {pot} replay {replay} are not the ones seed {seed!r} deals")
+
+
+def replay_records(records: Sequence[dict[str, Any]], *, path: str = "<history>") -> ReplayResult:
+    """Check `records` (from `read_history`) and build the account; raise `HistoryError` at the first break."""
+    state = _start(records, path)
+    checked = 0
+    while True:
+        while checked < len(state.events):
+            line = checked + 1
+            if checked >= len(records):
+                raise HistoryError(path, line, f"the history ends, but the rules go on with {state.events[checked].to_json()}")
+            expected = state.events[checked].to_json()
+            if records[checked] != expected:
+                raise HistoryError(path, line, f"recorded {records[checked]} but the rules give {expected}")
+            checked += 1
+        if state.is_finished:
+            break
+        if checked >= len(records):
+            raise HistoryError(path, checked, "the history ends before the session does")
+        _apply_decision(state, records[checked], checked + 1, path)
+    if checked < len(records):
+        raise HistoryError(path, checked + 1, "events after the session's end")
+    return ReplayResult(state, account(state))
+
+
+def _apply_decision(state: SessionState, record: dict[str, Any], line: int, path: str) -> None:
+    kind = record["event"]
+    try:
+        seat = _field(record, "seat", line, path)
+        if seat != state.to_act:
+            raise HistoryError(path, line, f"seat {seat} acts, but it is seat {state.to_act}'s turn")
+        fault = Fault(record["fault"]) if "fault" in record else None
+        if state.phase is Phase.SVARA_OFFER:
+            if kind != "entry":
+                raise HistoryError(path, line, f"a svara answer (entry) is due, not {kind!r}")
+            state.answer_svara(bool(_field(record, "accepted", line, path)), fault=fault)
+            return
+        if kind != "action":
+            raise HistoryError(path, line, f"a betting action is due, not {kind!r}")
+        action = _field(record, "kind", line, path)
+        if action == "fold":
+            state.fold(fault=fault)
+        elif action == "bet":
+            state.bet(parse_amount(_field(record, "amount", line, path)))
+        elif action == "show":
+            state.show()
+        else:
+            raise HistoryError(path, line, f"unknown action kind {action!r}")
+    except (IllegalActionError, ValueError) as error:
+        raise HistoryError(path, line, f"illegal: {error}") from None
+
+
+def account(state: SessionState) -> list[str]:
+    """A readable pot-by-pot account of a session's events."""
+    names = state.bots
+    lines: list[str] = []
+    for event in state.events:
+        record = event.to_json()
+        kind = record["event"]
+        if kind == "session_start":
+            seats = ", ".join(f"{seat} {bot}" for seat, bot in enumerate(names))
+            lines.append(f"Session {record['session'] or '(unnamed)'}: {record['profile']}, seats {seats}")
+        elif kind == "deal":
+            label = f"Pot {record['pot']}" + (f", svara replay {record['replay']}" if record["replay"] else "")
+            hands = "  ".join(f"{names[int(seat)]}: {' '.join(cards)}" for seat, cards in record["hands"].items())
+            lines.append(f"{label} (dealer {names[record['dealer']]}): {hands}")
+        elif kind == "action":
+            fault = f" [{record['fault']}]" if "fault" in record else ""
+            paid = "" if record["kind"] == "fold" else f" {record['amount']}"
+            lines.append(f"  {names[record['seat']]} {record['kind']}s{paid}{fault}")
+        elif kind in ("showdown", "reveal"):
+            shown = ", ".join(f"{names[int(seat)]} {value}" for seat, value in record["values"].items())
+            lines.append(f"  {'Showdown' if kind == 'showdown' else 'Action cap: reveal'}: {shown}")
+        elif kind == "svara":
+            lines.append(f"  Svara: pot {record['frozen_pot']} frozen, re-entry costs {record['price']}")
+        elif kind == "entry":
+            lines.append(f"  {names[record['seat']]} {'re-enters for ' + record['amount'] if record['accepted'] else 'declines'}")
+        elif kind == "pot_won":
+            how = "" if record["shown"] else " unseen"
+            lines.append(f"  {names[record['seat']]} wins {record['amount']}{how}")
+        elif kind == "session_end":
+            balances = ", ".join(f"{names[int(seat)]} {amount}" for seat, amount in record["balances"].items())
+            winners = ", ".join(names[seat] for seat in record["winners"])
+            lines.append(f"Balances: {balances}. Winner: {winners}")
+    return lines
+
+
+def replay_file(path: str | os.PathLike[str]) -> ReplayResult:
+    """Read and check a history file."""
+    return replay_records(read_history(path), path=str(path))

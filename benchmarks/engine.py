@@ -1,0 +1,78 @@
+"""Engine speed: resolved pots per second with in-process random policies, and hand evaluations per second.
+
+Run: .venv/bin/python -m benchmarks.engine [--seconds 3]
+Figures are printed with a same-run baseline (a fixed pure-Python loop) because these machines are
+noisy: the ratio travels better than the raw number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from itertools import combinations
+
+from arena.engine import DECK_36, GEORGIAN, GEORGIAN_EVALUATOR
+from arena.policies import RandomPolicy, play_in_process
+
+
+def engine_pots_per_second(seconds: float) -> tuple[float, int]:
+    """Play whole 3-seat sessions of random policies until `seconds` pass; count resolved pots."""
+    rng = random.Random(2026)
+    policies = [RandomPolicy(random.Random(rng.random()), name=f"r{seat}") for seat in range(3)]
+    pots = sessions = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        state = play_in_process(GEORGIAN, policies, seed=f"bench-{sessions}")
+        pots += state.pot_number
+        sessions += 1
+    return pots / elapsed, pots
+
+
+def calibration_loops_per_second(seconds: float) -> float:
+    """A fixed pure-Python workload: the same-run baseline that the engine figures are divided by."""
+    loops = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        total = 0
+        for number in range(10_000):
+            total += number * number
+        loops += 10_000
+    return loops / elapsed
+
+
+def hand_evaluations_per_second(seconds: float) -> float:
+    hands = list(combinations(DECK_36, 3))
+    value = GEORGIAN_EVALUATOR.value
+    count = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        for hand in hands:
+            value(hand)
+        count += len(hands)
+    return count / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    pots_per_s, pots = engine_pots_per_second(args.seconds)
+    evaluations_per_s = hand_evaluations_per_second(args.seconds)
+    baseline = calibration_loops_per_second(args.seconds)
+    figures = {"engine_pots_per_s": round(pots_per_s), "hand_evaluations_per_s": round(evaluations_per_s),
+               "pots_played": pots, "baseline_loops_per_s": round(baseline),
+               "pots_per_million_baseline_loops": round(pots_per_s / baseline * 1e6, 1)}
+    print(f"engine:   {pots_per_s:,.0f} resolved pots/s ({pots} pots, 3 seats, random policies, one core)")
+    print(f"hands:    {evaluations_per_s:,.0f} evaluations/s")
+    print(f"baseline: {baseline:,.0f} simple loop iterations/s; "
+          f"{figures['pots_per_million_baseline_loops']} pots per million iterations")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump(figures, out, indent=2)
+
+
+if __name__ == "__main__":
+    main()
