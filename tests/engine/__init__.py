@@ -1,0 +1,1 @@
+"""Tests of the pure Seka engine (arena/engine), one file per module plus rule-level suites."""
