@@ -364,6 +364,7 @@ class Referee:
             self.to_act = next_clockwise(event.seat, self.in_deal, self.seats)
 
     def _compare(self, event: ShowdownHeld | Revealed) -> None:
+        assert (event.pot, event.replay) == (self.pot_number, self.replay)
         assert list(event.seats) == self.contenders
         assert {seat: tuple(hand) for seat, hand in event.hands.items()} == {s: self.hands[s] for s in self.contenders}
         keys = {seat: rule_key(self.hands[seat]) for seat in self.contenders}
@@ -435,6 +436,7 @@ class Referee:
         if not event.shown:
             self.stats["unseen"] += 1
         self.balances[event.seat] += self.pot
+        assert list(event.balances) == self.balances
         self.pot = 0
         self.resolved += 1
         self.tied, self.entrants, self.offers = [], [], []
