@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import argparse
 import random
+import secrets
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .engine import GEORGIAN, ArenaError
+import trio
+
+from .engine import GEORGIAN, ArenaError, Event, SessionState
 from .history import write_history
+from .match import run_session
 from .policies import RandomPolicy, ThresholdPolicy, play_in_process
-from .replay import replay_file
+from .replay import describe_event, replay_file
+from .transport import BotSpec, Limit, is_address, with_our_python
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -42,6 +48,78 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def bot_specs(arguments: Sequence[str], *, limit: Limit) -> list[BotSpec]:
+    """Bot specs from `play` arguments: `[NAME=]COMMAND` or `[NAME=]ADDRESS`, names made unique.
+
+    >>> [(spec.name, spec.command or spec.address) for spec in bot_specs(  # doctest: +ELLIPSIS
+    ...     ["python3 sample_bots/random_bot.py", "me=unix:/tmp/b.sock", "node sample_bots/js_bot/index.js",
+    ...      "python3 sample_bots/random_bot.py"], limit=Limit())]  # doctest: +NORMALIZE_WHITESPACE
+    [('random_bot', (..., 'sample_bots/random_bot.py')), ('me', 'unix:/tmp/b.sock'),
+     ('js_bot', ('node', 'sample_bots/js_bot/index.js')), ('random_bot-2', (..., 'sample_bots/random_bot.py'))]
+    """
+    specs: list[BotSpec] = []
+    taken: set[str] = set()
+    for argument in arguments:
+        name, equals, rest = argument.partition("=")
+        if not equals or " " in name or not name:
+            name, rest = "", argument
+        if is_address(rest):
+            spec_name = name or rest.replace("unix:", "").rsplit("/", 1)[-1]
+            specs.append(BotSpec(name=spec_name, address=rest, limit=limit))
+        else:
+            words = tuple(shlex.split(rest))
+            if not words:
+                raise ArenaError(f"empty bot command: {argument!r}")
+            script = next((word for word in reversed(words) if "/" in word or "." in word), words[0])
+            stem = Path(script).stem
+            spec_name = name or (Path(script).parent.name if stem == "index" else stem)
+            specs.append(BotSpec(name=spec_name, command=with_our_python(words), limit=limit))
+        unique, number = specs[-1].name, 2
+        while unique in taken:
+            unique, number = f"{specs[-1].name}-{number}", number + 1
+        taken.add(unique)
+        if unique != specs[-1].name:
+            spec = specs.pop()
+            specs.append(BotSpec(name=unique, command=spec.command, address=spec.address, limit=limit))
+    return specs
+
+
+def _play(args: argparse.Namespace) -> int:
+    """Play one session among bots given as commands or addresses, with a live pot-by-pot account.
+
+    Example: seka-arena play "python3 sample_bots/random_bot.py" "python3 sample_bots/strong_bot.py" --seed 7
+    """
+    if not 2 <= len(args.bots) <= GEORGIAN.max_seats:
+        raise ArenaError(f"a session seats 2 to {GEORGIAN.max_seats} bots, not {len(args.bots)}")
+    limit = Limit(decision=args.decision_ms / 1000, time_bank=args.time_bank_ms / 1000, start=args.start_ms / 1000)
+    specs = bot_specs(args.bots, limit=limit)
+    seed = args.seed if args.seed is not None else secrets.token_hex(8)
+    session_id = f"play-{seed}"
+    out = Path(args.out)
+
+    def show(state: SessionState, events: Sequence[Event]) -> None:
+        if args.quiet:
+            return
+        for event in events:
+            line = describe_event(event.to_json(), state.bots)
+            if line is not None:
+                print(line, flush=True)
+
+    result = trio.run(lambda: run_session(GEORGIAN, specs, seed=seed, session_id=session_id,
+                                          log_dir=out / "logs" / session_id, on_events=show))
+    path = write_history(out / f"{session_id}.jsonl", result.events)
+    print(f"\nSeed {seed}. History: {path}. Bot logs: {out / 'logs' / session_id}")
+    for report in result.seats:
+        telemetry = report.telemetry
+        latency = telemetry["latency_ms"]
+        faults = ", ".join(f"{kind} {count}" for kind, count in telemetry["faults"].items()) or "no faults"
+        dead = f"; {report.dead}" if report.dead else ""
+        print(f"  seat {report.seat} {report.bot}: balance {result.balances[report.seat]}, "
+              f"{telemetry['decisions']} decisions, median {latency['median']} ms, p99 {latency['p99']} ms, "
+              f"{faults}{dead}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="seka-arena", description="A tournament arena for Seka bots.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -50,6 +128,17 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", default="1", help="the session seed (default 1)")
     demo.add_argument("--out", default=".", help="folder for the history (default: current)")
     demo.set_defaults(run=_demo)
+
+    play = commands.add_parser("play", help="play one session among bot programs", description=_play.__doc__)
+    play.add_argument("bots", nargs="+", metavar="BOT",
+                      help="a bot: a shell-style command, or host:port / unix:PATH; NAME=... names it")
+    play.add_argument("--seed", help="the session seed (default: random, printed)")
+    play.add_argument("--out", default=".", help="folder for the history and bot logs (default: current)")
+    play.add_argument("--decision-ms", type=int, default=1000, help="time per decision (default 1000)")
+    play.add_argument("--time-bank-ms", type=int, default=0, help="extra time per session (default 0)")
+    play.add_argument("--start-ms", type=int, default=10000, help="time for a bot to become ready (default 10000)")
+    play.add_argument("--quiet", action="store_true", help="print only the result")
+    play.set_defaults(run=_play)
 
     replay = commands.add_parser("replay", help="re-check a hand history against the rules", description=_replay.__doc__)
     replay.add_argument("history", help="a .jsonl hand history")

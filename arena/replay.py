@@ -145,39 +145,41 @@ def _apply_decision(state: SessionState, record: dict[str, Any], line: int, path
         raise HistoryError(path, line, f"illegal: {error}") from None
 
 
+def describe_event(record: dict[str, Any], names: Sequence[str]) -> str | None:
+    """One history record as a line of a readable account (None for records not worth a line)."""
+    kind = record["event"]
+    if kind == "session_start":
+        seats = ", ".join(f"{seat} {bot}" for seat, bot in enumerate(names))
+        return f"Session {record['session'] or '(unnamed)'}: {record['profile']}, seats {seats}"
+    if kind == "deal":
+        label = f"Pot {record['pot']}" + (f", svara replay {record['replay']}" if record["replay"] else "")
+        hands = "  ".join(f"{names[int(seat)]}: {' '.join(cards)}" for seat, cards in record["hands"].items())
+        return f"{label} (dealer {names[record['dealer']]}): {hands}"
+    if kind == "action":
+        fault = f" [{record['fault']}]" if "fault" in record else ""
+        paid = "" if record["kind"] == "fold" else f" {record['amount']}"
+        return f"  {names[record['seat']]} {record['kind']}s{paid}{fault}"
+    if kind in ("showdown", "reveal"):
+        shown = ", ".join(f"{names[int(seat)]} {value}" for seat, value in record["values"].items())
+        return f"  {'Showdown' if kind == 'showdown' else 'Action cap: reveal'}: {shown}"
+    if kind == "svara":
+        return f"  Svara: pot {record['frozen_pot']} frozen, re-entry costs {record['price']}"
+    if kind == "entry":
+        fault = f" [{record['fault']}]" if "fault" in record else ""
+        answer = "re-enters for " + record["amount"] if record["accepted"] else "declines"
+        return f"  {names[record['seat']]} {answer}{fault}"
+    if kind == "pot_won":
+        return f"  {names[record['seat']]} wins {record['amount']}{'' if record['shown'] else ' unseen'}"
+    if kind == "session_end":
+        balances = ", ".join(f"{names[int(seat)]} {amount}" for seat, amount in record["balances"].items())
+        return f"Balances: {balances}. Winner: {', '.join(names[seat] for seat in record['winners'])}"
+    return None
+
+
 def account(state: SessionState) -> list[str]:
     """A readable pot-by-pot account of a session's events."""
-    names = state.bots
-    lines: list[str] = []
-    for event in state.events:
-        record = event.to_json()
-        kind = record["event"]
-        if kind == "session_start":
-            seats = ", ".join(f"{seat} {bot}" for seat, bot in enumerate(names))
-            lines.append(f"Session {record['session'] or '(unnamed)'}: {record['profile']}, seats {seats}")
-        elif kind == "deal":
-            label = f"Pot {record['pot']}" + (f", svara replay {record['replay']}" if record["replay"] else "")
-            hands = "  ".join(f"{names[int(seat)]}: {' '.join(cards)}" for seat, cards in record["hands"].items())
-            lines.append(f"{label} (dealer {names[record['dealer']]}): {hands}")
-        elif kind == "action":
-            fault = f" [{record['fault']}]" if "fault" in record else ""
-            paid = "" if record["kind"] == "fold" else f" {record['amount']}"
-            lines.append(f"  {names[record['seat']]} {record['kind']}s{paid}{fault}")
-        elif kind in ("showdown", "reveal"):
-            shown = ", ".join(f"{names[int(seat)]} {value}" for seat, value in record["values"].items())
-            lines.append(f"  {'Showdown' if kind == 'showdown' else 'Action cap: reveal'}: {shown}")
-        elif kind == "svara":
-            lines.append(f"  Svara: pot {record['frozen_pot']} frozen, re-entry costs {record['price']}")
-        elif kind == "entry":
-            lines.append(f"  {names[record['seat']]} {'re-enters for ' + record['amount'] if record['accepted'] else 'declines'}")
-        elif kind == "pot_won":
-            how = "" if record["shown"] else " unseen"
-            lines.append(f"  {names[record['seat']]} wins {record['amount']}{how}")
-        elif kind == "session_end":
-            balances = ", ".join(f"{names[int(seat)]} {amount}" for seat, amount in record["balances"].items())
-            winners = ", ".join(names[seat] for seat in record["winners"])
-            lines.append(f"Balances: {balances}. Winner: {winners}")
-    return lines
+    lines = (describe_event(event.to_json(), state.bots) for event in state.events)
+    return [line for line in lines if line is not None]
 
 
 def replay_file(path: str | os.PathLike[str]) -> ReplayResult:

@@ -52,6 +52,7 @@ from ._shuffle import seeded_shuffler as seeded_shuffler
 from ._shuffle import stacked_shuffler as stacked_shuffler
 from ._state import Phase as Phase
 from ._state import SessionState as SessionState
+from ._views import SvaraRound as SvaraRound
 from ._views import SvaraView as SvaraView
 from ._views import TurnView as TurnView
 from ._views import redact_for as redact_for

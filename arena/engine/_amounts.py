@@ -39,11 +39,9 @@ def parse_amount(text: str) -> Amount:
         raise ValueError(f"an amount must be a string such as '15/2', not {text!r}")
     numerator, slash, denominator = text.partition("/")
     try:
-        if not slash:
-            return int(numerator)
-        value = Fraction(int(numerator), int(denominator))
+        value = Fraction(int(numerator), int(denominator)) if slash else Fraction(int(numerator))
     except (ValueError, ZeroDivisionError):
         raise ValueError(f"not an exact amount: {text!r}") from None
     if format_amount(value) != text:
-        raise ValueError(f"amount {text!r} is not in lowest terms (write {format_amount(value)!r})")
+        raise ValueError(f"amount {text!r} is not written canonically (write {format_amount(value)!r})")
     return exact(value)

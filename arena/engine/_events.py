@@ -22,6 +22,10 @@ def _hands_json(hands: Hands) -> dict[str, list[str]]:
     return {str(seat): [str(card) for card in cards] for seat, cards in hands.items()}
 
 
+def _balances_json(balances: tuple[Amount, ...]) -> dict[str, str]:
+    return {str(seat): format_amount(balance) for seat, balance in enumerate(balances)}
+
+
 def _values_json(values: Mapping[int, HandValue]) -> dict[str, str]:
     return {str(seat): value.label for seat, value in values.items()}
 
@@ -109,14 +113,16 @@ class Revealed:
     """The action cap was reached: everyone still in shows; `winner` is None for a svara."""
 
     KIND: ClassVar[str] = "reveal"
+    pot: int
+    replay: int
     seats: tuple[int, ...]
     hands: Hands
     values: Mapping[int, HandValue]
     winner: int | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"event": self.KIND, "seats": list(self.seats), "hands": _hands_json(self.hands),
-                "values": _values_json(self.values), "winner": self.winner}
+        return {"event": self.KIND, "pot": self.pot, "replay": self.replay, "seats": list(self.seats),
+                "hands": _hands_json(self.hands), "values": _values_json(self.values), "winner": self.winner}
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,14 +130,16 @@ class ShowdownHeld:
     """A heads-up show: both hands revealed; `winner` is None for a svara."""
 
     KIND: ClassVar[str] = "showdown"
+    pot: int
+    replay: int
     seats: tuple[int, ...]
     hands: Hands
     values: Mapping[int, HandValue]
     winner: int | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"event": self.KIND, "seats": list(self.seats), "hands": _hands_json(self.hands),
-                "values": _values_json(self.values), "winner": self.winner}
+        return {"event": self.KIND, "pot": self.pot, "replay": self.replay, "seats": list(self.seats),
+                "hands": _hands_json(self.hands), "values": _values_json(self.values), "winner": self.winner}
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,10 +185,12 @@ class PotWon:
     """The whole pot, the winner's own payments included."""
     shown: bool
     """False when the winner was the lone survivor and showed nothing."""
+    balances: tuple[Amount, ...]
+    """Net chips by seat once the pot is paid out."""
 
     def to_json(self) -> dict[str, Any]:
         return {"event": self.KIND, "pot": self.pot, "seat": self.seat, "amount": format_amount(self.amount),
-                "shown": self.shown}
+                "shown": self.shown, "balances": _balances_json(self.balances)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +203,7 @@ class SessionEnded:
 
     def to_json(self) -> dict[str, Any]:
         return {"event": self.KIND,
-                "balances": {str(seat): format_amount(balance) for seat, balance in enumerate(self.balances)},
+                "balances": _balances_json(self.balances),
                 "winners": list(self.winners)}
 
 

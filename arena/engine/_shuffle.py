@@ -79,7 +79,9 @@ def stacked_shuffler(stacked: dict[tuple[int, int], dict[int, Sequence[Card]]], 
         chosen = stacked.get((pot, replay))
         if not chosen:
             return base
-        fixed = {card for cards in chosen.values() for card in cards}
+        fixed = [card for cards in chosen.values() for card in cards]
+        if len(set(fixed)) != len(fixed) or not set(fixed) <= set(base):
+            raise ValueError(f"stacked hands for pot {pot} replay {replay} repeat a card or leave the deck")
         rest = iter([card for card in base if card not in fixed])
         result: list[Card] = []
         for slot in range(len(base) // 3):

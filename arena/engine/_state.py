@@ -255,7 +255,7 @@ class SessionState:
 
     # ---------------------------------------------------------------- any decision
 
-    def apply(self, action: Action, *, fault: Fault | None = None) -> list[Event]:
+    def apply(self, action: Action | None, *, fault: Fault | None = None) -> list[Event]:
         """Dispatch one decision; `fault` turns it into the arena's fold or decline."""
         if fault is not None:
             if self.phase is Phase.SVARA_OFFER:
@@ -334,7 +334,7 @@ class SessionState:
         best = max(values.values())
         leaders = tuple(seat for seat in seats if values[seat] == best)
         winner = leaders[0] if len(leaders) == 1 else None
-        self._emit(record(seats, {seat: self.hands[seat] for seat in seats}, values, winner))
+        self._emit(record(self.pot_number, self.replay, seats, {seat: self.hands[seat] for seat in seats}, values, winner))
         if winner is not None:
             self._award(winner, shown=True)
         else:
@@ -342,7 +342,7 @@ class SessionState:
 
     def _award(self, seat: int, *, shown: bool) -> None:
         self.balances[seat] += self.pot
-        self._emit(PotWon(self.pot_number, seat, self.pot, shown))
+        self._emit(PotWon(self.pot_number, seat, self.pot, shown, tuple(self.balances)))
         self.pot = 0
         self.svara = None
         if self.pot_number == self.rules.pots_per_session:

@@ -13,8 +13,16 @@ from dataclasses import dataclass
 from ._actions import LegalActions
 from ._amounts import Amount
 from ._cards import Card
-from ._events import Acted, Dealt, Entered, Event
+from ._events import Acted, Dealt, Entered, Event, SvaraDeclared
 from ._state import Phase, SessionState
+
+
+@dataclass(frozen=True, slots=True)
+class SvaraRound:
+    """One svara of the current pot and the answers to its offers."""
+
+    declared: SvaraDeclared
+    answers: tuple[Entered, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +41,8 @@ class TurnView:
     balances: tuple[Amount, ...]
     actions: tuple[Acted, ...]
     """This deal's actions so far, in order (faults included: they are public)."""
-    entries: tuple[Entered, ...]
-    """Answers to svara offers in this pot so far."""
+    svaras: tuple[SvaraRound, ...]
+    """The svaras of this pot so far, each with its answers."""
     actions_in_deal: int
     max_actions: int
     legal: LegalActions
@@ -63,7 +71,6 @@ def turn_view(state: SessionState) -> TurnView:
     legal = state.legal_actions()
     seat = legal.seat
     deal_events = state.events[state.deal_start :]
-    pot_events = state.events[state.pot_start :]
     return TurnView(
         seat=seat,
         cards=state.hands[seat],
@@ -76,11 +83,20 @@ def turn_view(state: SessionState) -> TurnView:
         previous_bet=state.previous_bet,
         balances=tuple(state.balances),
         actions=tuple(event for event in deal_events if isinstance(event, Acted)),
-        entries=tuple(event for event in pot_events if isinstance(event, Entered)),
+        svaras=_svara_rounds(state.events[state.pot_start : state.deal_start]),
         actions_in_deal=state.actions_in_deal,
         max_actions=state.rules.max_actions,
         legal=legal,
     )
+
+
+def _svara_rounds(events: list[Event]) -> tuple[SvaraRound, ...]:
+    rounds: list[SvaraRound] = []
+    for index, event in enumerate(events):
+        if isinstance(event, SvaraDeclared):
+            answers = events[index + 1 : index + 1 + len(event.eligible)]
+            rounds.append(SvaraRound(event, tuple(answer for answer in answers if isinstance(answer, Entered))))
+    return tuple(rounds)
 
 
 def svara_view(state: SessionState) -> SvaraView:

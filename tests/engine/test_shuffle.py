@@ -132,11 +132,6 @@ def test_stacked_shuffler_gives_chosen_seats_their_cards_and_others_unused_cards
     assert list(shuffle(2, 0)) == list(fallback(2, 0))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine gap: stacked_shuffler (arena/engine/_shuffle.py) does not check that the chosen hands are "
-    "disjoint; a card chosen for two seats is dealt to both and the 'deck' has 37 cards",
-)
 def test_stacked_shuffler_refuses_a_card_chosen_twice() -> None:
     shuffle = stacked_shuffler({(1, 0): {0: parse_cards("Ah As 7d"), 1: parse_cards("Ah Kd 6s")}},
                                seeded_shuffler("dup", DECK_36))

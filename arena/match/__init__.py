@@ -1,0 +1,10 @@
+"""Playing sessions: the engine drives out-of-process bots; faults fold the bot and the session goes on."""
+
+from __future__ import annotations
+
+from ._session import SeatReport as SeatReport
+from ._session import SessionResult as SessionResult
+from ._session import play_session as play_session
+from ._session import run_session as run_session
+
+__all__ = ["SeatReport", "SessionResult", "play_session", "run_session"]

@@ -1,0 +1,165 @@
+"""One session among connected bots: the engine decides, bots only answer.
+
+Every decision goes to the seat's bot under its deadline. A late, malformed, illegal or failed
+answer folds the bot at that turn (or declines its svara offer) with the fault recorded in the
+history; the session always runs to its end. Notices go to all bots concurrently after each
+decision, each bot receiving only its seat's form of every event.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..engine import Amount, Event, Fault, IllegalActionError, Phase, Rules, SessionState, Shuffler, svara_view, turn_view
+from ..transport import BotConnection, BotFault, BotSpec, MalformedReplyError, open_bot
+from ..transport._convert import action_from_reply, answer_from_reply, hello_request, notice_for, svara_offer, turn_request
+
+
+@dataclass(frozen=True)
+class SeatReport:
+    """One seat's bot in a finished session: its telemetry and why it failed, if it did."""
+
+    seat: int
+    bot: str
+    telemetry: dict[str, Any]
+    dead: str | None
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    session_id: str
+    seed: str
+    events: tuple[Event, ...]
+    balances: tuple[Amount, ...]
+    winners: tuple[int, ...]
+    seats: tuple[SeatReport, ...]
+
+
+async def _notify(bots: Sequence[BotConnection], state: SessionState, events: Sequence[Event], session_id: str) -> None:
+    async def tell(seat: int, bot: BotConnection) -> None:
+        for event in events:
+            notice = notice_for(event, seat, session_id=session_id, bots=state.bots, balances=state.balances,
+                                pot=state.pot)
+            if notice is None or bot.dead is not None:
+                continue
+            try:
+                await bot.call("Notify", notice)
+            except BotFault as fault:
+                bot.telemetry.faults[fault.kind.value] += 1
+
+    async with trio.open_nursery() as nursery:
+        for seat, bot in enumerate(bots):
+            nursery.start_soon(tell, seat, bot)
+
+
+async def _hello(bots: Sequence[BotConnection], rules: Rules, session_id: str) -> None:
+    async def greet(seat: int, bot: BotConnection) -> None:
+        limit = bot.spec.limit
+        request = hello_request(rules, seats=len(bots), seat=seat, session_id=session_id,
+                                decision_ms=round(limit.decision * 1000), time_bank_ms=round(limit.time_bank * 1000),
+                                start_ms=round(limit.start * 1000))
+        try:
+            await bot.call("Hello", request)
+        except BotFault as fault:
+            bot.telemetry.faults[fault.kind.value] += 1
+
+    async with trio.open_nursery() as nursery:
+        for seat, bot in enumerate(bots):
+            nursery.start_soon(greet, seat, bot)
+
+
+async def _decide(bot: BotConnection, state: SessionState, session_id: str) -> tuple[list[Event], Fault | None]:
+    """Ask the bot to act and apply its answer; any failure becomes the fault's fold or decline."""
+    try:
+        if state.phase is Phase.SVARA_OFFER:
+            request = svara_offer(svara_view(state), session_id=session_id, dealer=state.dealer)
+            action: Any = answer_from_reply(await bot.decide("Svara", request))
+        else:
+            request = turn_request(turn_view(state), session_id=session_id)
+            action = action_from_reply(await bot.decide("Act", request))
+        return state.apply(action), None
+    except BotFault as fault:
+        kind = fault.kind
+    except MalformedReplyError:
+        kind = Fault.MALFORMED
+    except IllegalActionError:
+        kind = Fault.ILLEGAL
+    bot.telemetry.faults[kind.value] += 1
+    return state.apply(None, fault=kind), kind
+
+
+async def play_session(
+    rules: Rules,
+    bots: Sequence[BotConnection],
+    *,
+    seed: str,
+    session_id: str,
+    shuffler: Shuffler | None = None,
+    on_events: Callable[[SessionState, Sequence[Event]], None] | None = None,
+) -> SessionResult:
+    """Play a whole session among connected bots, seat i played by `bots[i]`."""
+    state = SessionState(rules, bots=[bot.name for bot in bots], seed=seed, session=session_id, shuffler=shuffler)
+    for bot in bots:
+        if bot.dead is not None:
+            bot.telemetry.faults[bot.dead.kind.value] += 1
+    await _hello(bots, rules, session_id)
+    events: Sequence[Event] = list(state.events)
+    while True:
+        if on_events is not None:
+            on_events(state, events)
+        await _notify(bots, state, events, session_id)
+        if state.is_finished:
+            break
+        assert state.to_act is not None
+        events, _ = await _decide(bots[state.to_act], state, session_id)
+    end = state.events[-1]
+    return SessionResult(
+        session_id=session_id,
+        seed=seed,
+        events=tuple(state.events),
+        balances=tuple(state.balances),
+        winners=end.winners,  # type: ignore[union-attr]
+        seats=tuple(SeatReport(seat, bot.name, bot.telemetry.summary(), str(bot.dead) if bot.dead else None)
+                    for seat, bot in enumerate(bots)),
+    )
+
+
+async def run_session(
+    rules: Rules,
+    specs: Sequence[BotSpec],
+    *,
+    seed: str,
+    session_id: str,
+    log_dir: Path,
+    shuffler: Shuffler | None = None,
+    on_events: Callable[[SessionState, Sequence[Event]], None] | None = None,
+) -> SessionResult:
+    """Launch (or connect to) every bot afresh, play one session, and stop them all."""
+    done = trio.Event()
+    ready_send, ready_receive = trio.open_memory_channel[tuple[int, BotConnection]](len(specs))
+
+    async def hold(seat: int, spec: BotSpec, sockets: Path) -> None:
+        # Each bot lives in its own task so that its context is entered and left by the same task.
+        async with open_bot(spec, log_dir=log_dir, socket_dir=sockets) as connection:
+            await ready_send.send((seat, connection))
+            await done.wait()
+
+    with tempfile.TemporaryDirectory(prefix="seka-") as sockets:
+        async with trio.open_nursery() as nursery:
+            for seat, spec in enumerate(specs):  # started together: readiness dominates set-up time
+                nursery.start_soon(hold, seat, spec, Path(sockets))
+            bots: dict[int, BotConnection] = {}
+            try:
+                while len(bots) < len(specs):
+                    seat, connection = await ready_receive.receive()
+                    bots[seat] = connection
+                return await play_session(rules, [bots[seat] for seat in range(len(specs))], seed=seed,
+                                          session_id=session_id, shuffler=shuffler, on_events=on_events)
+            finally:
+                done.set()

@@ -1,0 +1,19 @@
+"""trio + gRPC: launching bots, calling them under deadlines, converting engine views to messages."""
+
+from __future__ import annotations
+
+from ._bot import MAX_REPLY_BYTES as MAX_REPLY_BYTES
+from ._bot import BotConnection as BotConnection
+from ._bot import BotFault as BotFault
+from ._bot import BotSpec as BotSpec
+from ._bot import Limit as Limit
+from ._bot import Telemetry as Telemetry
+from ._bot import is_address as is_address
+from ._bot import open_bot as open_bot
+from ._bot import with_our_python as with_our_python
+from ._bridge import call_unary as call_unary
+from ._convert import MalformedReplyError as MalformedReplyError
+from ._process import BotProcess as BotProcess
+from ._process import ProcessLimits as ProcessLimits
+
+__all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

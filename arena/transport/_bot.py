@@ -1,0 +1,262 @@
+"""A connection to one bot: launch or connect, readiness, calls under deadlines, faults, telemetry."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import trio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from .._proto.seka.v1 import seka_pb2_grpc as pb_grpc
+from ..engine import ArenaError, Fault
+from ..protocol import ADDRESS_ENV
+from ._bridge import call_unary
+from ._process import BotProcess, ProcessLimits, describe_exit
+
+LOGGER = logging.getLogger(__name__)
+
+MAX_REPLY_BYTES = 1 << 20
+"""A reply larger than this is refused (RESOURCE_EXHAUSTED) and counts as malformed."""
+
+_CHANNEL_OPTIONS = [
+    ("grpc.max_receive_message_length", MAX_REPLY_BYTES),
+    # Defaults wait a second or more before reconnecting; a bot that is starting needs ~100 ms.
+    ("grpc.initial_reconnect_backoff_ms", 50),
+    ("grpc.min_reconnect_backoff_ms", 50),
+    ("grpc.max_reconnect_backoff_ms", 250),
+    ("grpc.enable_retries", 0),
+]
+_ADDRESS = re.compile(r"^(unix:.+|unix-abstract:.+|\[?[\w.:-]+\]?:\d+)$")
+
+
+def is_address(text: str) -> bool:
+    """Whether a `play` argument names a running bot (`host:port`, `unix:PATH`) rather than a command.
+
+    >>> is_address("127.0.0.1:50051"), is_address("unix:/tmp/bot.sock"), is_address("python3 bot.py")
+    (True, True, False)
+    """
+    return bool(_ADDRESS.match(text))
+
+
+def with_our_python(command: Sequence[str]) -> tuple[str, ...]:
+    """A command whose `python`/`python3` is replaced by the interpreter running the arena.
+
+    Bots written with the Python SDK then find `arena` installed, whatever `python3` is on PATH.
+
+    >>> with_our_python(["python3", "bot.py"])[1:], with_our_python(["node", "index.js"])
+    (('bot.py',), ('node', 'index.js'))
+    """
+    words = tuple(command)
+    if words and words[0] in ("python", "python3"):
+        return (sys.executable, *words[1:])
+    return words
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The time a bot is allowed."""
+
+    decision: float = 1.0
+    """Seconds for one decision (Act or Svara), and for one notice."""
+    time_bank: float = 0.0
+    """Extra seconds for the whole session, drawn on when a decision runs over `decision`."""
+    start: float = 10.0
+    """Seconds from launch until the health service reports SERVING."""
+    slack: float = 0.05
+    """Transport allowance on top of each deadline before the arena's own cancel scope fires."""
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How to reach a bot: a command to launch, or the address of one already running."""
+
+    name: str
+    command: tuple[str, ...] | None = None
+    address: str | None = None
+    cwd: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    limit: Limit = Limit()
+    process: ProcessLimits = ProcessLimits()
+
+    def __post_init__(self) -> None:
+        if (self.command is None) == (self.address is None):
+            raise ArenaError(f"bot {self.name!r} needs exactly one of a command and an address")
+
+
+class BotFault(ArenaError):
+    """A bot failed a call: late, malformed, illegal or crashed."""
+
+    def __init__(self, kind: Fault, detail: str) -> None:
+        super().__init__(f"{kind.value}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass
+class Telemetry:
+    """What the arena measured of one bot in one session."""
+
+    latencies: list[float] = field(default_factory=list)
+    """Seconds per answered decision."""
+    faults: Counter[str] = field(default_factory=Counter)
+    """Fault counts by type (`timeout`, `illegal`, `malformed`, `crash`)."""
+
+    def summary(self) -> dict[str, Any]:
+        """Median, p99 and max decision latency in milliseconds, and fault counts."""
+        ordered = sorted(self.latencies)
+        def ms(value: float) -> float:
+            return round(value * 1000, 3)
+        return {
+            "decisions": len(ordered),
+            "latency_ms": {
+                "median": ms(statistics.median(ordered)) if ordered else None,
+                "p99": ms(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]) if ordered else None,
+                "max": ms(ordered[-1]) if ordered else None,
+            },
+            "faults": dict(sorted(self.faults.items())),
+        }
+
+
+class BotConnection:
+    """Calls to one bot, one at a time, each under a deadline the arena enforces."""
+
+    def __init__(self, spec: BotSpec, address: str, process: BotProcess | None) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.address = address
+        self.process = process
+        self._channel = grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
+        self._stub = pb_grpc.SekaBotStub(self._channel)
+        self._health = health_pb2_grpc.HealthStub(self._channel)
+        self.telemetry = Telemetry()
+        self.bank_left = spec.limit.time_bank
+        self.dead: BotFault | None = None
+        """Set once the bot cannot answer any more (it exited, or never became ready)."""
+
+    def close(self) -> None:
+        self._channel.close()
+
+    # ------------------------------------------------------------ readiness
+
+    async def wait_ready(self) -> None:
+        """Poll the health service until SERVING; on failure mark the bot dead with the reason."""
+        started = time.monotonic()
+        try:
+            with trio.fail_after(self.spec.limit.start):
+                while True:
+                    self._raise_if_exited("exited before it was ready")
+                    try:
+                        reply = await call_unary(self._health.Check, health_pb2.HealthCheckRequest(service=""),
+                                                 timeout=0.25)
+                        if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                            LOGGER.debug("%s ready after %.3fs", self.name, time.monotonic() - started)
+                            return
+                    except grpc.RpcError:
+                        pass
+                    await trio.sleep(0.01)
+        except trio.TooSlowError:
+            self.dead = BotFault(Fault.TIMEOUT, f"not ready within {self.spec.limit.start:g}s{self._stderr_note()}")
+        except BotFault as fault:
+            self.dead = fault
+
+    # ------------------------------------------------------------ calls
+
+    async def decide(self, method: str, request: Any) -> Any:
+        """An Act or Svara call: deadline = the per-decision limit plus the time bank left."""
+        limit = self.spec.limit
+        allowed = limit.decision + self.bank_left
+        started = time.monotonic()
+        reply = await self._call(method, request, timeout=allowed)
+        elapsed = time.monotonic() - started
+        self.telemetry.latencies.append(elapsed)
+        if elapsed > limit.decision:
+            self.bank_left = max(0.0, self.bank_left - (elapsed - limit.decision))
+        return reply
+
+    async def call(self, method: str, request: Any) -> Any:
+        """Hello or Notify: deadline = the per-decision limit, no time bank."""
+        return await self._call(method, request, timeout=self.spec.limit.decision)
+
+    async def _call(self, method: str, request: Any, *, timeout: float) -> Any:
+        if self.dead is not None:
+            raise self.dead
+        LOGGER.debug("%s %s -> %s", self.name, method, request)
+        try:
+            with trio.fail_after(timeout + self.spec.limit.slack):
+                reply = await call_unary(getattr(self._stub, method), request, timeout=timeout)
+        except trio.TooSlowError:
+            raise BotFault(Fault.TIMEOUT, f"{method} not answered within {timeout * 1000:.0f} ms") from None
+        except grpc.RpcError as error:
+            raise self._fault_from(method, error, timeout) from None
+        LOGGER.debug("%s %s <- %s", self.name, method, reply)
+        return reply
+
+    def _fault_from(self, method: str, error: grpc.RpcError, timeout: float) -> BotFault:
+        code = error.code()  # type: ignore[attr-defined]
+        details = error.details() or ""  # type: ignore[attr-defined]
+        if code in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED):
+            return BotFault(Fault.TIMEOUT, f"{method} not answered within {timeout * 1000:.0f} ms")
+        if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+            return BotFault(Fault.MALFORMED, f"{method} reply too large: {details}")
+        if code == grpc.StatusCode.INTERNAL and "deserializ" in details.lower():
+            return BotFault(Fault.MALFORMED, f"{method} reply is not a valid message: {details}")
+        if code == grpc.StatusCode.UNIMPLEMENTED:
+            return BotFault(Fault.MALFORMED, f"{method} is not implemented by the bot")
+        try:
+            self._raise_if_exited(f"exited during {method}")
+        except BotFault as fault:
+            self.dead = fault
+            return fault
+        if code == grpc.StatusCode.UNAVAILABLE:
+            fault = BotFault(Fault.CRASH, f"{method}: unreachable ({details})")
+            if self.process is None:
+                self.dead = fault
+            return fault
+        return BotFault(Fault.CRASH, f"{method} failed in the bot: {code.name} {details}")
+
+    def _raise_if_exited(self, what: str) -> None:
+        if self.process is not None and (returncode := self.process.returncode) is not None:
+            raise BotFault(Fault.CRASH, f"{what} ({describe_exit(returncode)}){self._stderr_note()}")
+
+    def _stderr_note(self) -> str:
+        tail = self.process.stderr_tail() if self.process is not None else ""
+        return f"; last stderr lines:\n{tail}" if tail else ""
+
+
+@asynccontextmanager
+async def open_bot(spec: BotSpec, *, log_dir: Path, socket_dir: Path) -> AsyncIterator[BotConnection]:
+    """Launch (or connect to) a bot and wait until it is ready; stop it and reap it on exit.
+
+    A bot that fails to start is still yielded, with `dead` set, so a session can go on without it.
+    """
+    async with trio.open_nursery() as nursery:
+        process = None
+        address = spec.address
+        if spec.command is not None:
+            address = f"unix:{socket_dir / (spec.name + '.sock')}"
+            env = {**os.environ, **spec.env, ADDRESS_ENV: address}
+            process = BotProcess.launch(spec.command, name=spec.name, log_dir=log_dir, cwd=spec.cwd, env=env,
+                                        limits=spec.process)
+            nursery.start_soon(process.drain_output)
+        assert address is not None
+        connection = BotConnection(spec, address, process)
+        try:
+            await connection.wait_ready()
+            yield connection
+        finally:
+            connection.close()
+            if process is not None:
+                with trio.CancelScope(shield=True):
+                    await process.stop()

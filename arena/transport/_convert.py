@@ -1,0 +1,177 @@
+"""Engine views and events to protobuf requests, and bot replies back to engine actions.
+
+Requests are built only from `TurnView`, `SvaraView` and `redact_for(event, seat)`, so a bot is
+sent exactly what its seat may know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from google.protobuf.unknown_fields import UnknownFieldSet
+
+from .._proto.seka.v1 import seka_pb2 as pb
+from ..engine import (
+    Action,
+    Amount,
+    ArenaError,
+    Bet,
+    Dealt,
+    Entered,
+    Event,
+    Fold,
+    PotWon,
+    Revealed,
+    Rules,
+    SessionEnded,
+    ShowdownHeld,
+    Show,
+    SvaraAnswer,
+    SvaraView,
+    TurnView,
+    redact_for,
+)
+from ..protocol import PROTOCOL_VERSION, amount_from_proto, amount_to_proto
+
+_ACTION_KINDS = {"bet": pb.ACTION_KIND_BET, "fold": pb.ACTION_KIND_FOLD, "show": pb.ACTION_KIND_SHOW}
+
+
+class MalformedReplyError(ArenaError, ValueError):
+    """A reply that is not a well-formed answer to the call (wrong shape, missing choice, bad amount)."""
+
+
+def _amounts(values: Sequence[Amount]) -> list[pb.Amount]:
+    return [amount_to_proto(value) for value in values]
+
+
+def _seats(bots: Sequence[str]) -> list[pb.Seat]:
+    return [pb.Seat(seat=seat, bot=bot) for seat, bot in enumerate(bots)]
+
+
+def _entries(entries: Sequence[Entered]) -> list[pb.SvaraEntry]:
+    return [pb.SvaraEntry(seat=entry.seat, accepted=entry.accepted) for entry in entries]
+
+
+def hello_request(rules: Rules, *, seats: int, seat: int, session_id: str, decision_ms: int, time_bank_ms: int,
+                  start_ms: int) -> pb.HelloRequest:
+    return pb.HelloRequest(
+        protocol_version=PROTOCOL_VERSION,
+        profile=rules.name,
+        table=pb.TableSettings(ante=amount_to_proto(rules.ante), opening_stake=amount_to_proto(rules.opening_stake),
+                               max_bet=amount_to_proto(rules.max_bet), max_actions=rules.max_actions,
+                               pots_per_session=rules.pots_per_session, seats=seats),
+        limits=pb.TimeLimits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, start_deadline_ms=start_ms),
+        session_id=session_id,
+        seat=seat,
+    )
+
+
+def turn_request(view: TurnView, *, session_id: str) -> pb.TurnRequest:
+    legal = view.legal
+    request = pb.TurnRequest(
+        session_id=session_id,
+        pot_number=view.pot_number,
+        replay=view.replay,
+        dealer=view.dealer,
+        seat=view.seat,
+        cards=[str(card) for card in view.cards],
+        seats=_seats(view.bots),
+        in_deal=view.in_deal,
+        pot=amount_to_proto(view.pot),
+        balances=_amounts(view.balances),
+        actions=[pb.PublicAction(seat=action.seat, kind=_ACTION_KINDS[action.kind], amount=amount_to_proto(action.amount))
+                 for action in view.actions],
+        svaras=[pb.SvaraRound(frozen_pot=amount_to_proto(svara.declared.frozen_pot),
+                              price=amount_to_proto(svara.declared.price), tied=svara.declared.tied,
+                              eligible=svara.declared.eligible, entries=_entries(svara.answers))
+                for svara in view.svaras],
+        actions_count=view.actions_in_deal,
+        max_actions=view.max_actions,
+        legal=pb.LegalActions(min_bet=amount_to_proto(legal.min_bet), max_bet=amount_to_proto(legal.max_bet),
+                              can_show=legal.can_show),
+    )
+    if view.previous_bet is not None:
+        request.previous_bet.CopyFrom(amount_to_proto(view.previous_bet))
+    if legal.show_amount is not None:
+        request.legal.show_amount.CopyFrom(amount_to_proto(legal.show_amount))
+    return request
+
+
+def svara_offer(view: SvaraView, *, session_id: str, dealer: int) -> pb.SvaraOffer:
+    return pb.SvaraOffer(
+        session_id=session_id,
+        pot_number=view.pot_number,
+        replay=view.replay,
+        seat=view.seat,
+        frozen_pot=amount_to_proto(view.frozen_pot),
+        price=amount_to_proto(view.price),
+        tied=view.tied,
+        eligible=view.eligible,
+        answers=_entries(view.answers),
+        balances=_amounts(view.balances),
+        dealer=dealer,
+    )
+
+
+def notice_for(event: Event, seat: int, *, session_id: str, bots: Sequence[str], balances: Sequence[Amount],
+               pot: Amount) -> pb.Notice | None:
+    """The notice `seat` receives about `event`, or None when the event brings it no notice.
+
+    A deal is told only to the players dealt in, each seeing its own cards alone. `balances` and
+    `pot` are the state's after the whole batch of events, which ends after a deal's antes.
+    """
+    visible = redact_for(event, seat)
+    if isinstance(visible, Dealt):
+        if seat not in visible.hands:
+            return None
+        return pb.Notice(session_id=session_id, deal=pb.DealNotice(
+            pot_number=visible.pot, replay=visible.replay, dealer=visible.dealer, seat=seat,
+            cards=[str(card) for card in visible.hands[seat]], seats=_seats(bots),
+            players=sorted(event.hands), balances=_amounts(balances), pot=amount_to_proto(pot)))
+    if isinstance(visible, (ShowdownHeld, Revealed)):
+        showdown = pb.ShowdownNotice(
+            pot_number=visible.pot, replay=visible.replay,
+            kind=pb.SHOWDOWN_KIND_HEADS_UP if isinstance(visible, ShowdownHeld) else pb.SHOWDOWN_KIND_ACTION_CAP,
+            hands=[pb.ShownHand(seat=shown, cards=[str(card) for card in visible.hands[shown]],
+                                value=visible.values[shown].label) for shown in visible.seats])
+        if visible.winner is not None:
+            showdown.winner = visible.winner
+        return pb.Notice(session_id=session_id, showdown=showdown)
+    if isinstance(visible, PotWon):
+        return pb.Notice(session_id=session_id, pot_result=pb.PotResultNotice(
+            pot_number=visible.pot, winner=visible.seat, amount=amount_to_proto(visible.amount), shown=visible.shown,
+            balances=_amounts(visible.balances)))
+    if isinstance(visible, SessionEnded):
+        return pb.Notice(session_id=session_id, session_end=pb.SessionEndNotice(
+            balances=_amounts(visible.balances), winners=visible.winners))
+    return None
+
+
+def action_from_reply(reply: pb.TurnReply) -> Action:
+    """The engine action a turn reply asks for; `MalformedReplyError` when it names none properly."""
+    _refuse_unknown_fields(reply)
+    choice = reply.WhichOneof("action")
+    if choice == "fold":
+        return Fold()
+    if choice == "show":
+        return Show()
+    if choice == "bet":
+        if not reply.bet.HasField("amount"):
+            raise MalformedReplyError("a bet without an amount")
+        try:
+            return Bet(amount_from_proto(reply.bet.amount))
+        except ValueError as error:
+            raise MalformedReplyError(str(error)) from None
+    raise MalformedReplyError("the reply sets none of fold, bet, show")
+
+
+def answer_from_reply(reply: pb.SvaraReply) -> SvaraAnswer:
+    _refuse_unknown_fields(reply)
+    return SvaraAnswer(reply.accept)
+
+
+def _refuse_unknown_fields(reply: pb.TurnReply | pb.SvaraReply) -> None:
+    # Requests may grow new fields, but replies are ours to define: unknown fields in a reply mean
+    # the bot answered with some other message that happened to parse.
+    if len(UnknownFieldSet(reply)):
+        raise MalformedReplyError(f"the reply is not a {type(reply).DESCRIPTOR.name}: it carries unknown fields")
