@@ -1,0 +1,21 @@
+"""Tournaments: definitions read from YAML, and schedules of duplicate-dealt sessions (both pure)."""
+
+from __future__ import annotations
+
+from ._config import Format as Format
+from ._config import Isolation as Isolation
+from ._config import Limits as Limits
+from ._config import Participant as Participant
+from ._config import TournamentConfig as TournamentConfig
+from ._config import load_config as load_config
+from ._config import parse_config as parse_config
+from ._errors import ConfigProblem as ConfigProblem
+from ._errors import TournamentConfigError as TournamentConfigError
+from ._schedule import PlannedSession as PlannedSession
+from ._schedule import block_seed as block_seed
+from ._schedule import commitment as commitment
+from ._schedule import mirrors as mirrors
+from ._schedule import plan as plan
+from ._schedule import tables as tables
+
+__all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

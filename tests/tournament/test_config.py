@@ -1,0 +1,371 @@
+"""arena/tournament/_config.py: tournament files are checked whole, and each mistake names file, line and field."""
+
+from __future__ import annotations
+
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from arena.engine import ArenaError, parse_amount
+from arena.tournament import (
+    Format,
+    Isolation,
+    Limits,
+    TournamentConfigError,
+    load_config,
+    parse_config,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+
+GOOD = """\
+name: ok
+participants:
+  - name: alpha
+    address: "localhost:5001"
+  - name: beta
+    address: "unix:/tmp/beta.sock"
+seed: fixed
+"""
+
+
+def parse_error(text: str) -> str:
+    with pytest.raises(ValueError) as caught:
+        parse_amount(text)
+    return str(caught.value)
+
+
+def problems(tmp_path: Path, text: str) -> list[str]:
+    path = tmp_path / "broken.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(TournamentConfigError) as caught:
+        load_config(path)
+    assert isinstance(caught.value, ArenaError)
+    # The message lists every problem, so a CLI printing str(error) shows them all.
+    for problem in caught.value.problems:
+        assert f"  {problem}" in str(caught.value)
+    return [str(problem).replace(str(path), "F") for problem in caught.value.problems]
+
+
+# --- a dozen broken files, each with its exact report ----------------------------------------------
+
+
+def test_syntax_error_names_the_line(tmp_path: Path) -> None:
+    text = "name: x\nparticipants: [\n  {name: a, address: 'h:1'}\nseed: 1\n"
+    assert problems(tmp_path, text) == [
+        "F:4: YAML syntax error: expected ',' or ']', but got '<scalar>' (while parsing a flow sequence started on line 2)",
+    ]
+
+
+def test_bad_limit_value(tmp_path: Path) -> None:
+    text = """\
+name: x
+participants:
+  - name: a
+    address: "h:1"
+  - name: b
+    address: "h:2"
+  - name: c
+    address: "h:3"
+    limits:
+      decision_ms: fast
+"""
+    assert problems(tmp_path, text) == ["F:10: participants[2].limits.decision_ms: must be a positive integer, not 'fast'"]
+
+
+def test_unknown_keys_get_suggestions(tmp_path: Path) -> None:
+    text = GOOD + "tabel_size: 3\nconcurency: 2\nflavour: spicy\n"
+    assert problems(tmp_path, text) == [
+        "F:8: tabel_size: unknown key; did you mean 'table_size'?",
+        "F:9: concurency: unknown key; did you mean 'concurrency'?",
+        "F:10: flavour: unknown key",
+    ]
+
+
+def test_misspelt_command_is_not_also_reported_missing(tmp_path: Path) -> None:
+    text = """\
+name: x
+participants:
+  - name: a
+    comand: python3 a.py
+  - name: b
+    address: "h:2"
+"""
+    assert problems(tmp_path, text) == ["F:4: participants[0].comand: unknown key; did you mean 'command'?"]
+
+
+def test_duplicate_bot_names(tmp_path: Path) -> None:
+    text = """\
+name: x
+participants:
+  - name: a
+    address: "h:1"
+  - name: a
+    address: "h:2"
+"""
+    assert problems(tmp_path, text) == ["F:5: participants[1].name: duplicate name 'a' (also participants[0], line 3)"]
+
+
+def test_command_and_address_missing_or_both(tmp_path: Path) -> None:
+    text = """\
+name: x
+participants:
+  - name: a
+  - name: b
+    command: python3 b.py
+    address: "h:2"
+"""
+    assert problems(tmp_path, text) == [
+        "F:3: participants[0]: needs a command (to start the bot) or an address (of a running bot)",
+        "F:6: participants[1]: give a command (to start the bot) or an address (of a running bot), not both",
+    ]
+
+
+def test_table_size_larger_than_the_field(tmp_path: Path) -> None:
+    assert problems(tmp_path, GOOD + "table_size: 3\n") == [
+        "F:8: table_size: a table of 3 needs at least 3 participants, and there are 2",
+    ]
+    assert problems(tmp_path, GOOD + "table_size: 7\n") == ["F:8: table_size: must be an integer from 2 to 6, not 7"]
+
+
+def test_unknown_profile(tmp_path: Path) -> None:
+    assert problems(tmp_path, GOOD + "profile: bulgarian\n") == [
+        "F:8: profile: unknown profile 'bulgarian'; known: georgian",
+    ]
+
+
+def test_bad_amounts(tmp_path: Path) -> None:
+    text = GOOD + """\
+table:
+  ante: 1.5
+  opening_stake: "10/4"
+  max_bet: -3
+  pots: 0
+"""
+    assert problems(tmp_path, text) == [
+        "F:9: table.ante: must be a whole number or an exact fraction such as '15/2', not 1.5",
+        f"F:10: table.opening_stake: {parse_error('10/4')}",  # the engine's own wording
+        "F:11: table.max_bet: must be positive, not -3",
+        "F:12: table.pots: must be a positive integer, not 0",
+    ]
+
+
+def test_amounts_that_cannot_play_together(tmp_path: Path) -> None:
+    text = GOOD + "table:\n  opening_stake: 5\n  max_bet: 2\n"
+    assert problems(tmp_path, text) == ["F:8: table: need 0 < opening_stake <= max_bet, not 5 and 2"]
+
+
+def test_gauntlet_needs_a_challenger_from_the_field(tmp_path: Path) -> None:
+    assert problems(tmp_path, GOOD + "format: gauntlet\n") == [
+        "F:8: challenger: required with format: gauntlet: the name of the bot that meets the field",
+    ]
+    assert problems(tmp_path, GOOD + "format: gauntlet\nchallenger: alpah\n") == [
+        "F:9: challenger: 'alpah' is not a participant; did you mean 'alpha'?",
+    ]
+    assert problems(tmp_path, GOOD + "challenger: alpha\n") == [
+        "F:8: challenger: only used with format: gauntlet (the format is round_robin)",
+    ]
+
+
+def test_non_duplicate_sessions_must_fill_every_seat(tmp_path: Path) -> None:
+    assert problems(tmp_path, GOOD + "duplicate: false\nsessions_per_table: 3\n") == [
+        "F:9: sessions_per_table: with duplicate: false this counts sessions and must be a multiple of "
+        "table_size (2) so every bot sits in every seat equally often, not 3",
+    ]
+
+
+def test_bad_address_missing_program_and_folder(tmp_path: Path) -> None:
+    text = """\
+name: x
+participants:
+  - name: a
+    address: localhost
+  - name: b
+    command: no-such-program-xyz --fast
+  - name: c
+    command: ./missing.sh
+    cwd: bots
+  - name: d
+    command: 'python3 "unterminated'
+"""
+    assert problems(tmp_path, text) == [
+        "F:4: participants[0].address: must be 'host:port' or 'unix:PATH', not 'localhost'",
+        "F:6: participants[1].command: program 'no-such-program-xyz' not found on PATH",
+        f"F:9: participants[2].cwd: no such folder: {str(tmp_path / 'bots')!r} (from 'bots')",
+        "F:11: participants[3].command: cannot be split like a shell command (No closing quotation): "
+        "'python3 \"unterminated'",
+    ]
+
+
+def test_wrong_shapes_and_missing_sections(tmp_path: Path) -> None:
+    assert problems(tmp_path, "- just\n- a list\n") == [
+        "F:1: (top level): must be a mapping of tournament settings, not a list",
+    ]
+    assert problems(tmp_path, "seed: 3\n") == [
+        "F:1: name: required: the tournament's name",
+        "F:1: participants: required: a list of at least two bots",
+    ]
+    assert problems(tmp_path, "name: x\nparticipants:\n  - {name: a, address: 'h:1'}\n") == [
+        "F:2: participants: needs at least two bots, not 1",
+    ]
+    assert problems(tmp_path, "") == ["F:1: the file is empty; a tournament needs at least a name and participants"]
+
+
+def test_key_given_twice(tmp_path: Path) -> None:
+    assert problems(tmp_path, GOOD + "concurrency: 2\nconcurrency: 3\n") == [
+        "F:9: concurrency: given twice (first on line 8)",
+    ]
+
+
+def test_every_mistake_is_reported_together(tmp_path: Path) -> None:
+    text = """\
+name: my tourney
+participants:
+  - name: a
+    address: "h:1"
+    limits: {decision_ms: 0, time_bank_ms: -5}
+  - name: b
+    address: "h:2"
+    env: {PORT: [1]}
+duplicate: maybe
+isolation: sandbx
+restart_crashed: 1
+concurrency: many
+seed: ""
+"""
+    assert problems(tmp_path, text) == [
+        "F:1: name: must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit, not 'my tourney'",
+        "F:5: participants[0].limits.decision_ms: must be a positive integer, not 0",
+        "F:5: participants[0].limits.time_bank_ms: must be a non-negative integer, not -5",
+        "F:8: participants[1].env.PORT: must be a string or a number, not a list",
+        "F:9: duplicate: must be true or false, not 'maybe'",
+        "F:10: isolation: must be one of none, limits, sandbox, not 'sandbx'; did you mean 'sandbox'?",
+        "F:11: restart_crashed: must be true or false, not 1",
+        "F:12: concurrency: must be a positive integer, not 'many'",
+        "F:13: seed: must be a non-empty string (or leave it out to draw a secret one), not ''",
+    ]
+
+
+def test_unreadable_file() -> None:
+    with pytest.raises(TournamentConfigError, match=r"nope\.yaml: cannot read the file: No such file or directory"):
+        load_config("nope.yaml")
+
+
+# --- good files ---------------------------------------------------------------------------------
+
+
+def test_defaults() -> None:
+    config = parse_config(GOOD)
+    assert config.name == "ok"
+    assert config.names == ("alpha", "beta")
+    assert config.rules.name == "georgian"
+    assert (config.rules.ante, config.rules.opening_stake, config.rules.max_bet) == (1, 1, 10)
+    assert (config.rules.max_actions, config.rules.pots_per_session) == (200, 8)
+    assert config.table_size == 2
+    assert config.format is Format.ROUND_ROBIN
+    assert config.challenger is None
+    assert (config.sessions_per_table, config.duplicate) == (1, True)
+    assert (config.seed, config.seed_generated) == ("fixed", False)
+    assert config.concurrency == 4
+    assert config.limits == Limits(decision_ms=1000, time_bank_ms=0, start_ms=10000)
+    assert config.isolation is Isolation.NONE
+    assert config.restart_crashed is True
+    assert config.source == GOOD
+    alpha = config.participant("alpha")
+    assert (alpha.address, alpha.command, alpha.cwd, dict(alpha.env)) == ("localhost:5001", None, None, {})
+
+
+def test_everything_given(tmp_path: Path) -> None:
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "run.sh").write_text("#!/bin/sh\n")
+    interpreter = tmp_path / "py" / "python3.11"
+    interpreter.parent.mkdir()
+    interpreter.write_text("")
+    text = """\
+name: full-house
+participants:
+  - name: a
+    command: python3 -u bots/a.py --level 3
+    cwd: .
+    env: {LEVEL: 3, MODE: fast}
+    limits: {decision_ms: 50, memory_mb: null}
+  - name: b
+    command: ./run.sh
+    cwd: bots
+  - name: c
+    address: "[::1]:7000"
+  - name: d
+    address: "h:4"
+profile: georgian
+table: {ante: "1/2", opening_stake: 1, max_bet: "15/2", max_actions: 40, pots: 2}
+table_size: 3
+format: gauntlet
+challenger: c
+sessions_per_table: 2
+duplicate: true
+seed: 42
+concurrency: 2
+limits: {decision_ms: 200, time_bank_ms: 1000, start_ms: 3000, cpu_seconds: 60, memory_mb: 512, open_files: 64}
+isolation: limits
+restart_crashed: false
+"""
+    path = tmp_path / "full.yaml"
+    path.write_text(text)
+    config = load_config(path, python=str(interpreter))
+    assert config.path == path
+    rules = config.rules
+    assert (rules.ante, rules.opening_stake, rules.max_bet, rules.max_actions, rules.pots_per_session) == (
+        Fraction(1, 2), 1, Fraction(15, 2), 40, 2)
+    assert (config.table_size, config.format, config.challenger, config.sessions_per_table) == (3, Format.GAUNTLET, "c", 2)
+    assert (config.seed, config.seed_generated, config.concurrency) == ("42", False, 2)
+    assert config.isolation is Isolation.LIMITS and config.restart_crashed is False
+    defaults = Limits(decision_ms=200, time_bank_ms=1000, start_ms=3000, cpu_seconds=60, memory_mb=512, open_files=64)
+    assert config.limits == defaults
+    a, b, c, d = config.participants
+    # python3 becomes the arena's interpreter; cwd is relative to the YAML file's folder.
+    assert a.command == (str(interpreter), "-u", "bots/a.py", "--level", "3")
+    assert a.cwd == tmp_path.resolve()
+    assert dict(a.env) == {"LEVEL": "3", "MODE": "fast"}
+    assert a.limits == Limits(decision_ms=50, time_bank_ms=1000, start_ms=3000, cpu_seconds=60, memory_mb=None, open_files=64)
+    assert b.command == ("./run.sh",) and b.cwd == (tmp_path / "bots").resolve()
+    assert b.limits == defaults
+    assert (c.address, c.cwd, d.address) == ("[::1]:7000", None, "h:4")
+
+
+def test_commands_default_to_the_folder_the_arena_runs_from(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = parse_config("name: x\nparticipants:\n  - {name: a, command: python bot.py}\n  - {name: b, command: python3 bot.py}\n")
+    assert [participant.command for participant in config.participants] == [
+        (sys.executable, "bot.py"), (sys.executable, "bot.py")]
+    assert {participant.cwd for participant in config.participants} == {tmp_path}
+
+
+def test_a_missing_seed_is_drawn_at_random() -> None:
+    text = GOOD.replace("seed: fixed\n", "")
+    first, second = parse_config(text), parse_config(text)
+    assert first.seed_generated and second.seed_generated
+    assert len(first.seed) == 32 and int(first.seed, 16) >= 0
+    assert first.seed != second.seed
+    assert first.with_seed("stored").seed == "stored" and not first.with_seed("stored").seed_generated
+
+
+def test_duplicate_off_defaults_to_one_session_per_seat() -> None:
+    config = parse_config(GOOD + "duplicate: false\n")
+    assert (config.duplicate, config.sessions_per_table) == (False, 2)
+
+
+def test_config_is_frozen() -> None:
+    config = parse_config(GOOD)
+    with pytest.raises(AttributeError):
+        config.name = "other"  # type: ignore[misc]
+
+
+def test_the_demo_tournament_loads() -> None:
+    config = load_config(REPO / "tournaments" / "demo.yaml")
+    assert config.table_size == 2 and config.format is Format.ROUND_ROBIN and config.duplicate
+    assert len(config.participants) == 4
+    for participant in config.participants:
+        assert participant.command is not None and participant.command[0] == sys.executable
+        assert participant.cwd == REPO
