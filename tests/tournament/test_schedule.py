@@ -1,0 +1,183 @@
+"""arena/tournament/_schedule.py: tables, duplicate blocks, seat fairness, seeds and the commitment."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import itertools
+import math
+from collections import Counter, defaultdict
+from dataclasses import replace
+
+import pytest
+
+from arena.tournament import (
+    Format,
+    PlannedSession,
+    TournamentConfig,
+    TournamentConfigError,
+    block_seed,
+    commitment,
+    mirrors,
+    parse_config,
+    plan,
+    tables,
+)
+
+
+def config_for(bots: int, table_size: int, *, gauntlet: bool = False, duplicate: bool = True,
+               sessions_per_table: int | None = None, seed: str = "secret") -> TournamentConfig:
+    lines = ["name: t", "participants:"]
+    lines += [f"  - {{name: bot{i}, address: 'h:{5000 + i}'}}" for i in range(bots)]
+    lines += [f"table_size: {table_size}", f"duplicate: {str(duplicate).lower()}", f"seed: {seed}"]
+    if gauntlet:
+        lines += ["format: gauntlet", f"challenger: bot{bots - 1}"]
+    if sessions_per_table is not None:
+        lines.append(f"sessions_per_table: {sessions_per_table}")
+    return parse_config("\n".join(lines) + "\n")
+
+
+def block_size(table_size: int) -> int:
+    return 2 if table_size == 2 else 2 * table_size
+
+
+CASES = [
+    pytest.param(size, gauntlet, duplicate, id=f"{size}-{'gauntlet' if gauntlet else 'rr'}-{'dup' if duplicate else 'plain'}")
+    for size in range(2, 7)
+    for gauntlet in (False, True)
+    for duplicate in (True, False)
+]
+
+
+@pytest.mark.parametrize(("size", "gauntlet", "duplicate"), CASES)
+def test_every_bot_sits_in_every_seat_equally_often(size: int, gauntlet: bool, duplicate: bool) -> None:
+    bots = size + 2
+    config = config_for(bots, size, gauntlet=gauntlet, duplicate=duplicate,
+                        sessions_per_table=2 if duplicate else 2 * size)
+    sessions = plan(config)
+    seats: dict[str, Counter[int]] = defaultdict(Counter)
+    for session in sessions:
+        assert len(session.table) == size and len(set(session.table)) == size
+        for seat, bot in enumerate(session.table):
+            seats[bot][seat] += 1
+    assert set(seats) == set(config.names)
+    for bot, counts in seats.items():
+        assert set(counts) == set(range(size)), bot
+        assert len(set(counts.values())) == 1, (bot, counts)
+    # And per table, not just overall.
+    per_table: dict[frozenset[str], dict[str, Counter[int]]] = defaultdict(lambda: defaultdict(Counter))
+    for session in sessions:
+        for seat, bot in enumerate(session.table):
+            per_table[frozenset(session.table)][bot][seat] += 1
+    for table in per_table.values():
+        assert len({count for counts in table.values() for count in counts.values()}) == 1
+
+
+@pytest.mark.parametrize(("size", "gauntlet", "duplicate"), CASES)
+def test_session_counts(size: int, gauntlet: bool, duplicate: bool) -> None:
+    bots = size + 2
+    config = config_for(bots, size, gauntlet=gauntlet, duplicate=duplicate,
+                        sessions_per_table=3 if duplicate else size)
+    table_count = math.comb(bots - 1, size - 1) if gauntlet else math.comb(bots, size)
+    per_table = 3 * block_size(size) if duplicate else size
+    sessions = plan(config)
+    assert len(sessions) == table_count * per_table
+    assert [s.index for s in sessions] == list(range(1, len(sessions) + 1))
+    assert [s.id for s in sessions] == [f"s{i:04d}" for i in range(1, len(sessions) + 1)]
+    if gauntlet:
+        assert all(config.challenger in s.table for s in sessions)
+
+
+@pytest.mark.parametrize("size", range(2, 7))
+def test_duplicate_blocks_share_a_seed_and_permute_the_seats(size: int) -> None:
+    config = config_for(size + 1, size, sessions_per_table=2)
+    blocks: dict[str, list[PlannedSession]] = defaultdict(list)
+    for session in plan(config):
+        blocks[session.block].append(session)
+    seeds = set()
+    for block in blocks.values():
+        assert len({s.seed for s in block}) == 1
+        seeds.add(block[0].seed)
+        assert [s.mirror for s in block] == list(range(block_size(size)))
+        base = block[0].table
+        seatings = [s.table for s in block]
+        assert len(set(seatings)) == len(seatings) == block_size(size)
+        if size <= 3:
+            assert set(seatings) == set(itertools.permutations(base))
+        else:
+            rotations = {base[k:] + base[:k] for k in range(size)}
+            reverse = base[::-1]
+            assert set(seatings) == rotations | {reverse[k:] + reverse[:k] for k in range(size)}
+        # Each bot receives each seat slot's cards equally often within the block.
+        for bot in base:
+            assert len(Counter(seating.index(bot) for seating in seatings)) == size
+            assert len(set(Counter(seating.index(bot) for seating in seatings).values())) == 1
+        # Mirrors are consecutive in the plan.
+        assert [s.index for s in block] == list(range(block[0].index, block[0].index + len(block)))
+    assert len(seeds) == len(blocks)  # a different deal for every block
+
+
+def test_mirrors_of_small_tables() -> None:
+    assert mirrors(("a", "b")) == [("a", "b"), ("b", "a")]
+    assert mirrors(("a", "b", "c")) == [
+        ("a", "b", "c"), ("b", "c", "a"), ("c", "a", "b"), ("c", "b", "a"), ("b", "a", "c"), ("a", "c", "b")]
+
+
+def test_without_duplicate_every_session_has_its_own_seed() -> None:
+    config = config_for(4, 3, duplicate=False, sessions_per_table=6)
+    sessions = plan(config)
+    assert len({s.seed for s in sessions}) == len({s.block for s in sessions}) == len(sessions) == 4 * 6
+    assert all(s.mirror == 0 for s in sessions)
+
+
+def test_seeds_follow_the_documented_formula() -> None:
+    config = config_for(3, 2, sessions_per_table=2, seed="tops3cret")
+    sessions = plan(config)
+    first_table = ("bot0", "bot1")
+    expected_1 = hmac.new(b"tops3cret", b"block|bot0,bot1|1", hashlib.sha256).hexdigest()
+    expected_2 = hmac.new(b"tops3cret", b"block|bot0,bot1|2", hashlib.sha256).hexdigest()
+    assert sessions[0].seed == sessions[1].seed == expected_1 == block_seed("tops3cret", first_table, 1)
+    # Round 2 comes after round 1 of every table: 3 tables x 2 mirrors.
+    assert sessions[6].table == first_table and sessions[6].seed == expected_2
+
+
+def test_plan_order_is_blocks_round_by_round() -> None:
+    config = config_for(3, 2, sessions_per_table=2)
+    assert [(s.block, s.table) for s in plan(config)] == [
+        ("b0001", ("bot0", "bot1")), ("b0001", ("bot1", "bot0")),
+        ("b0002", ("bot0", "bot2")), ("b0002", ("bot2", "bot0")),
+        ("b0003", ("bot1", "bot2")), ("b0003", ("bot2", "bot1")),
+        ("b0004", ("bot0", "bot1")), ("b0004", ("bot1", "bot0")),
+        ("b0005", ("bot0", "bot2")), ("b0005", ("bot2", "bot0")),
+        ("b0006", ("bot1", "bot2")), ("b0006", ("bot2", "bot1")),
+    ]
+
+
+def test_plan_is_deterministic() -> None:
+    first = plan(config_for(6, 4, sessions_per_table=2))
+    again = plan(config_for(6, 4, sessions_per_table=2))
+    assert first == again
+    other = plan(config_for(6, 4, sessions_per_table=2, seed="another"))
+    assert [(s.id, s.table, s.block, s.mirror) for s in other] == [(s.id, s.table, s.block, s.mirror) for s in first]
+    assert {s.seed for s in other}.isdisjoint({s.seed for s in first})
+
+
+def test_tables_of_both_formats() -> None:
+    assert tables(config_for(4, 3)) == [
+        ("bot0", "bot1", "bot2"), ("bot0", "bot1", "bot3"), ("bot0", "bot2", "bot3"), ("bot1", "bot2", "bot3")]
+    gauntlet = config_for(4, 3, gauntlet=True)
+    assert gauntlet.format is Format.GAUNTLET
+    assert tables(gauntlet) == [("bot3", "bot0", "bot1"), ("bot3", "bot0", "bot2"), ("bot3", "bot1", "bot2")]
+
+
+def test_hand_built_configs_the_loader_would_refuse() -> None:
+    config = config_for(3, 3, duplicate=False, sessions_per_table=3)
+    with pytest.raises(TournamentConfigError, match="sessions_per_table: .* multiple of table_size"):
+        plan(replace(config, sessions_per_table=4))
+    with pytest.raises(TournamentConfigError, match="challenger"):
+        plan(replace(config, format=Format.GAUNTLET))
+
+
+def test_commitment_is_sha256_of_the_secret() -> None:
+    assert commitment("tops3cret") == hashlib.sha256(b"tops3cret").hexdigest()
+    assert commitment("tops3cret") != commitment("tops3cret ")
