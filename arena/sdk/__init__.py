@@ -1,0 +1,48 @@
+"""The Python SDK for Seka bots: subclass `Bot`, implement `act`, call `run`.
+
+>>> from arena.sdk import Bot, Bet, Fold, run
+>>> class Caller(Bot):
+...     name = "caller"
+...     def act(self, turn):
+...         return Bet(turn.min_bet)
+
+`run(Caller())` then serves it on the address in SEKA_BOT_ADDRESS (or `--address ADDR`) until
+SIGTERM or SIGINT. docs/protocol.md describes the protocol underneath.
+"""
+
+from __future__ import annotations
+
+from ..engine import Action as Action
+from ..engine import Amount as Amount
+from ..engine import Bet as Bet
+from ..engine import Fold as Fold
+from ..engine import HandValue as HandValue
+from ..engine import LegalActions as LegalActions
+from ..engine import Show as Show
+from ._bot import Bot as Bot
+from ._convert import amount_from_proto as amount_from_proto
+from ._convert import amount_to_proto as amount_to_proto
+from ._server import ADDRESS_ENV as ADDRESS_ENV
+from ._server import PROTOCOL_VERSION as PROTOCOL_VERSION
+from ._server import SERVICE_NAME as SERVICE_NAME
+from ._server import BotServer as BotServer
+from ._server import BotServerError as BotServerError
+from ._server import resolve_address as resolve_address
+from ._server import run as run
+from ._server import serve as serve
+from ._types import Deal as Deal
+from ._types import Hello as Hello
+from ._types import Limits as Limits
+from ._types import PotResult as PotResult
+from ._types import PublicAction as PublicAction
+from ._types import SessionEnd as SessionEnd
+from ._types import Showdown as Showdown
+from ._types import ShownHand as ShownHand
+from ._types import SvaraEntry as SvaraEntry
+from ._types import SvaraOffer as SvaraOffer
+from ._types import SvaraRound as SvaraRound
+from ._types import Table as Table
+from ._types import Turn as Turn
+from ._types import hand_value as hand_value
+
+__all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

@@ -1,0 +1,47 @@
+"""The base class a Python bot derives from: implement `act`, override the rest as needed."""
+
+from __future__ import annotations
+
+from ..engine import Action
+from ._types import Deal, Hello, PotResult, SessionEnd, Showdown, SvaraOffer, Turn
+
+
+class Bot:
+    """A Seka bot. Subclass it, implement `act`, and pass an instance to `arena.sdk.run`.
+
+    The SDK calls these methods one at a time (never two at once), so a bot needs no locks.
+    Everything a decision needs is in its argument; the `on_*` notifications are there for bots
+    that want to remember what they saw.
+    """
+
+    name: str = ""
+    """The name shown in results and to the other bots; the class name when left empty."""
+    version: str = "0"
+    """Free text, recorded with the results."""
+
+    def act(self, turn: Turn) -> Action:
+        """Decide a betting turn: return `Fold()`, `Bet(amount)` or `Show()`.
+
+        `turn.legal` gives the bounds: a bet from `turn.min_bet` to `turn.max_bet` inclusive,
+        a show only when `turn.can_show`. Anything else makes the arena fold the bot.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement act(turn)")
+
+    def svara(self, offer: SvaraOffer) -> bool:
+        """Answer an offer to re-enter a svara replay for `offer.price`; the default declines."""
+        return False
+
+    def on_hello(self, hello: Hello) -> None:
+        """The session starts: table settings, time limits, the bot's seat."""
+
+    def on_deal(self, deal: Deal) -> None:
+        """The bot was dealt cards (an ordinary deal or a svara replay)."""
+
+    def on_showdown(self, showdown: Showdown) -> None:
+        """Hands were revealed, whether or not the bot took part."""
+
+    def on_pot_result(self, result: PotResult) -> None:
+        """An ordinary pot was resolved."""
+
+    def on_session_end(self, end: SessionEnd) -> None:
+        """The session is over; the arena may stop the process after this."""

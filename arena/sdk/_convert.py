@@ -1,0 +1,203 @@
+"""Protobuf messages of `seka.v1` to the SDK's dataclasses, and the bot's answers back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+
+from .._proto.seka.v1 import seka_pb2 as pb
+from ..engine import Action, Amount, Bet, Fold, LegalActions, Show, exact
+from ._types import (
+    Deal,
+    Hello,
+    Limits,
+    PotResult,
+    PublicAction,
+    SessionEnd,
+    Showdown,
+    ShownHand,
+    SvaraEntry,
+    SvaraOffer,
+    SvaraRound,
+    Table,
+    Turn,
+)
+
+_ACTION_KINDS = {pb.ACTION_KIND_BET: "bet", pb.ACTION_KIND_FOLD: "fold", pb.ACTION_KIND_SHOW: "show"}
+_FAULTS = {pb.FAULT_TIMEOUT: "timeout", pb.FAULT_ILLEGAL: "illegal", pb.FAULT_MALFORMED: "malformed",
+           pb.FAULT_CRASH: "crash"}
+_SHOWDOWN_KINDS = {pb.SHOWDOWN_KIND_HEADS_UP: "heads_up", pb.SHOWDOWN_KIND_ACTION_CAP: "action_cap"}
+
+
+def amount_from_proto(message: pb.Amount) -> Amount:
+    """The exact value of an `Amount`; a denominator of 0 means 1, a negative one is malformed.
+
+    >>> amount_from_proto(pb.Amount(numerator=15, denominator=2)), amount_from_proto(pb.Amount(numerator=4))
+    (Fraction(15, 2), 4)
+    """
+    denominator = message.denominator or 1
+    if denominator < 0:
+        raise ValueError(f"an amount's denominator cannot be negative: {message.numerator}/{message.denominator}")
+    return exact(Fraction(message.numerator, denominator))
+
+
+def amount_to_proto(value: Amount) -> pb.Amount:
+    """An exact amount as an `Amount` message in lowest terms.
+
+    >>> amount_to_proto(Fraction(15, 2))
+    numerator: 15
+    denominator: 2
+    <BLANKLINE>
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+        raise TypeError(f"an amount is an int or a fractions.Fraction, not {value!r}")
+    value = Fraction(value)
+    return pb.Amount(numerator=value.numerator, denominator=value.denominator)
+
+
+def _amounts(messages: Iterable[pb.Amount]) -> tuple[Amount, ...]:
+    return tuple(amount_from_proto(message) for message in messages)
+
+
+def _entries(messages: Iterable[pb.SvaraEntry]) -> tuple[SvaraEntry, ...]:
+    return tuple(SvaraEntry(entry.seat, entry.accepted, _fault(entry.fault)) for entry in messages)
+
+
+def _fault(value: int) -> str | None:
+    # A fault added after this SDK was written still reads as a fault.
+    return None if value == pb.FAULT_UNSPECIFIED else _FAULTS.get(value, "unknown")
+
+
+def _bots(seats: Iterable[pb.Seat]) -> tuple[str, ...]:
+    return tuple(seat.bot for seat in sorted(seats, key=lambda seat: seat.seat))
+
+
+def hello_from_proto(request: pb.HelloRequest) -> Hello:
+    table = request.table
+    limits = request.limits
+    return Hello(
+        protocol_version=request.protocol_version,
+        profile=request.profile,
+        table=Table(
+            ante=amount_from_proto(table.ante),
+            opening_stake=amount_from_proto(table.opening_stake),
+            max_bet=amount_from_proto(table.max_bet),
+            max_actions=table.max_actions,
+            pots_per_session=table.pots_per_session,
+            seats=table.seats,
+        ),
+        limits=Limits(limits.decision_ms, limits.time_bank_ms, limits.start_deadline_ms),
+        session_id=request.session_id,
+        seat=request.seat,
+    )
+
+
+def turn_from_proto(request: pb.TurnRequest, *, time_left: float | None = None) -> Turn:
+    legal = request.legal
+    return Turn(
+        session_id=request.session_id,
+        pot_number=request.pot_number,
+        replay=request.replay,
+        dealer=request.dealer,
+        seat=request.seat,
+        cards=tuple(request.cards),
+        bots=_bots(request.seats),
+        in_deal=tuple(request.in_deal),
+        pot=amount_from_proto(request.pot),
+        previous_bet=amount_from_proto(request.previous_bet) if request.HasField("previous_bet") else None,
+        balances=_amounts(request.balances),
+        actions=tuple(
+            PublicAction(action.seat, _ACTION_KINDS.get(action.kind, "unknown"), amount_from_proto(action.amount),
+                         _fault(action.fault))
+            for action in request.actions),
+        svaras=tuple(
+            SvaraRound(
+                frozen_pot=amount_from_proto(svara.frozen_pot),
+                price=amount_from_proto(svara.price),
+                tied=tuple(svara.tied),
+                eligible=tuple(svara.eligible),
+                entries=_entries(svara.entries),
+            )
+            for svara in request.svaras),
+        actions_count=request.actions_count,
+        max_actions=request.max_actions,
+        legal=LegalActions(
+            seat=request.seat,
+            min_bet=amount_from_proto(legal.min_bet),
+            max_bet=amount_from_proto(legal.max_bet),
+            show_amount=amount_from_proto(legal.show_amount) if legal.can_show else None,
+        ),
+        time_left=time_left,
+    )
+
+
+def svara_offer_from_proto(request: pb.SvaraOffer, *, time_left: float | None = None) -> SvaraOffer:
+    return SvaraOffer(
+        session_id=request.session_id,
+        pot_number=request.pot_number,
+        replay=request.replay,
+        seat=request.seat,
+        dealer=request.dealer,
+        frozen_pot=amount_from_proto(request.frozen_pot),
+        price=amount_from_proto(request.price),
+        tied=tuple(request.tied),
+        eligible=tuple(request.eligible),
+        answers=_entries(request.answers),
+        balances=_amounts(request.balances),
+        time_left=time_left,
+    )
+
+
+def notice_from_proto(request: pb.Notice) -> Deal | Showdown | PotResult | SessionEnd | None:
+    """The notice's content, or None for a kind of notice this SDK does not know yet."""
+    session_id = request.session_id
+    case = request.WhichOneof("notice")
+    if case == "deal":
+        deal = request.deal
+        return Deal(
+            session_id=session_id,
+            pot_number=deal.pot_number,
+            replay=deal.replay,
+            dealer=deal.dealer,
+            seat=deal.seat,
+            cards=tuple(deal.cards),
+            bots=_bots(deal.seats),
+            players=tuple(deal.players),
+            balances=_amounts(deal.balances),
+            pot=amount_from_proto(deal.pot),
+        )
+    if case == "showdown":
+        showdown = request.showdown
+        return Showdown(
+            session_id=session_id,
+            pot_number=showdown.pot_number,
+            replay=showdown.replay,
+            kind=_SHOWDOWN_KINDS.get(showdown.kind, "unknown"),
+            hands=tuple(ShownHand(hand.seat, tuple(hand.cards), hand.value) for hand in showdown.hands),
+            winner=showdown.winner if showdown.HasField("winner") else None,
+        )
+    if case == "pot_result":
+        result = request.pot_result
+        return PotResult(
+            session_id=session_id,
+            pot_number=result.pot_number,
+            winner=result.winner,
+            amount=amount_from_proto(result.amount),
+            shown=result.shown,
+            balances=_amounts(result.balances),
+        )
+    if case == "session_end":
+        end = request.session_end
+        return SessionEnd(session_id=session_id, balances=_amounts(end.balances), winners=tuple(end.winners))
+    return None
+
+
+def action_to_proto(action: Action) -> pb.TurnReply:
+    """The reply for a `Fold()`, `Bet(amount)` or `Show()` returned by a bot's `act`."""
+    if isinstance(action, Fold):
+        return pb.TurnReply(fold=pb.FoldAction())
+    if isinstance(action, Bet):
+        return pb.TurnReply(bet=pb.BetAction(amount=amount_to_proto(action.amount)))
+    if isinstance(action, Show):
+        return pb.TurnReply(show=pb.ShowAction())
+    raise TypeError(f"act must return Fold(), Bet(amount) or Show(), not {action!r}")

@@ -1,0 +1,270 @@
+"""What a bot is told, as small frozen dataclasses: amounts are exact numbers, cards are strings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..engine import Amount, Card, HandValue, LegalActions, profile
+
+
+def hand_value(cards: Sequence[str], *, profile_name: str = "georgian") -> HandValue:
+    """The value of three cards under a profile: ordered, so stronger hands compare greater.
+
+    >>> hand_value(["Td", "8d", "6d"]).label, hand_value(["Ah", "As", "7d"]).label
+    ('24', '22')
+    >>> hand_value(["6c", "6d", "6h"]) > hand_value(["Ah", "Kh", "Qh"])
+    True
+    """
+    return profile(profile_name).evaluator.value([Card.parse(card) for card in cards])
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The table settings, fixed for the session."""
+
+    ante: Amount
+    """Paid by every seat before each ordinary deal (never before a svara replay)."""
+    opening_stake: Amount
+    """The least first payment of a deal."""
+    max_bet: Amount
+    """The most any one payment may be."""
+    max_actions: int
+    """Arena rule: after this many actions in one deal everyone still in reveals."""
+    pots_per_session: int
+    """Resolved ordinary pots in the session."""
+    seats: int
+    """How many seats the table has."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The time the bot is allowed, in milliseconds."""
+
+    decision_ms: int
+    """For one decision (an `act` or a `svara`)."""
+    time_bank_ms: int
+    """Extra time for the whole session, used when a decision runs long; 0 for none."""
+    start_deadline_ms: int
+    """How long the arena waited for the bot to become ready."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """The first call of a session."""
+
+    protocol_version: str
+    """The protocol the arena speaks: `"seka.v1"`."""
+    profile: str
+    """The rules profile: `"georgian"`."""
+    table: Table
+    limits: Limits
+    session_id: str
+    """Opaque; repeated in every later call."""
+    seat: int
+    """The bot's seat for the whole session."""
+
+
+@dataclass(frozen=True, slots=True)
+class PublicAction:
+    """One action of the current deal, as everybody saw it."""
+
+    seat: int
+    kind: str
+    """`"bet"`, `"fold"` or `"show"`."""
+    amount: Amount
+    """The payment (the previous bet for a show); 0 for a fold."""
+    fault: str | None = None
+    """Why the arena folded for the player (`"timeout"`, `"illegal"`, `"malformed"`, `"crash"`), or None."""
+
+
+@dataclass(frozen=True, slots=True)
+class SvaraEntry:
+    """One answer to a svara offer."""
+
+    seat: int
+    accepted: bool
+    fault: str | None = None
+    """Why the arena declined for the seat, or None when it answered itself."""
+
+
+@dataclass(frozen=True, slots=True)
+class SvaraRound:
+    """A svara declared in the current pot."""
+
+    frozen_pot: Amount
+    """The pot when the tie was declared."""
+    price: Amount
+    """Half of `frozen_pot`: what re-entry costs."""
+    tied: tuple[int, ...]
+    """The tied seats, who play the replay without paying."""
+    eligible: tuple[int, ...]
+    """The seats offered re-entry, in the order they were asked."""
+    entries: tuple[SvaraEntry, ...]
+    """Their answers, in order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """The bot's betting turn, with the whole public state of the current deal."""
+
+    session_id: str
+    pot_number: int
+    """The ordinary pot, 1..pots_per_session."""
+    replay: int
+    """0 for the ordinary deal, 1, 2, ... for svara replays of the pot."""
+    dealer: int
+    seat: int
+    """The bot's own seat."""
+    cards: tuple[str, ...]
+    """The bot's three cards, like `("Th", "Ts", "6c")`."""
+    bots: tuple[str, ...]
+    """The bots' names by seat."""
+    in_deal: tuple[int, ...]
+    """The seats still in this deal, the bot's own among them."""
+    pot: Amount
+    """Everything paid into the pot so far."""
+    previous_bet: Amount | None
+    """The last payment of this deal, or None when nobody has paid yet."""
+    balances: tuple[Amount, ...]
+    """Net chips by seat, payments into the current pot already subtracted."""
+    actions: tuple[PublicAction, ...]
+    """Every action of this deal, oldest first."""
+    svaras: tuple[SvaraRound, ...]
+    """The svaras declared in this pot so far."""
+    actions_count: int
+    """Actions so far in this deal."""
+    max_actions: int
+    """At this many actions the deal stops and everyone still in reveals."""
+    legal: LegalActions
+    """Exactly what the bot may do now (folding is always allowed)."""
+    time_left: float | None = None
+    """Seconds until the arena's deadline for this call, or None when it set none."""
+
+    @property
+    def min_bet(self) -> Amount:
+        """The least payment allowed now: the previous bet or the opening stake."""
+        return self.legal.min_bet
+
+    @property
+    def max_bet(self) -> Amount:
+        """The most a payment may be."""
+        return self.legal.max_bet
+
+    @property
+    def can_show(self) -> bool:
+        """True when the bot may show (heads-up, with a previous bet)."""
+        return self.legal.can_show
+
+    @property
+    def show_amount(self) -> Amount | None:
+        """What a show costs now, or None when showing is not allowed."""
+        return self.legal.show_amount
+
+    @property
+    def opponents(self) -> tuple[int, ...]:
+        """The other seats still in this deal."""
+        return tuple(seat for seat in self.in_deal if seat != self.seat)
+
+    def hand_value(self) -> HandValue:
+        """The value of the bot's own cards (Georgian profile)."""
+        return hand_value(self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class SvaraOffer:
+    """An offer to re-enter the replay of a svara at its price."""
+
+    session_id: str
+    pot_number: int
+    replay: int
+    """The replay the svara leads to: 1 for the first svara of the pot."""
+    seat: int
+    """The bot's own seat."""
+    dealer: int
+    """The dealer of the deal that ended in the tie."""
+    frozen_pot: Amount
+    price: Amount
+    """Half of `frozen_pot`, the same for everyone asked."""
+    tied: tuple[int, ...]
+    eligible: tuple[int, ...]
+    """The seats offered re-entry, in the order they are asked."""
+    answers: tuple[SvaraEntry, ...]
+    """The answers of the seats asked before this bot."""
+    balances: tuple[Amount, ...]
+    time_left: float | None = None
+    """Seconds until the arena's deadline for this call, or None when it set none."""
+
+    @property
+    def entrants(self) -> tuple[int, ...]:
+        """The seats that accepted before this bot."""
+        return tuple(answer.seat for answer in self.answers if answer.accepted)
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """Cards were dealt to the bot (an ordinary deal or a svara replay)."""
+
+    session_id: str
+    pot_number: int
+    replay: int
+    dealer: int
+    seat: int
+    cards: tuple[str, ...]
+    bots: tuple[str, ...]
+    """The bots' names by seat."""
+    players: tuple[int, ...]
+    """The seats dealt in."""
+    balances: tuple[Amount, ...]
+    pot: Amount
+
+
+@dataclass(frozen=True, slots=True)
+class ShownHand:
+    """A hand revealed at a showdown."""
+
+    seat: int
+    cards: tuple[str, ...]
+    value: str
+    """The value as people say it: `"24"`, `"22"`, `"seka A"`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Showdown:
+    """Hands were revealed, by a heads-up show or at the action cap."""
+
+    session_id: str
+    pot_number: int
+    replay: int
+    kind: str
+    """`"heads_up"` or `"action_cap"`."""
+    hands: tuple[ShownHand, ...]
+    winner: int | None
+    """The seat with the strongest hand, or None for a tie (a svara follows)."""
+
+    @property
+    def is_svara(self) -> bool:
+        return self.winner is None
+
+
+@dataclass(frozen=True, slots=True)
+class PotResult:
+    """An ordinary pot was resolved."""
+
+    session_id: str
+    pot_number: int
+    winner: int
+    amount: Amount
+    """The whole pot."""
+    shown: bool
+    """False when the winner was the last player left."""
+    balances: tuple[Amount, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEnd:
+    """The session is over."""
+
+    session_id: str
+    balances: tuple[Amount, ...]
+    winners: tuple[int, ...]
