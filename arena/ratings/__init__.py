@@ -1,0 +1,19 @@
+"""Ratings as pure functions of session outcomes: Bradley–Terry Elo, bootstrap intervals, chip rate, SPRT.
+
+Nothing here does I/O or reads a clock; randomness comes only from an explicit seed. See
+docs/ratings.md for the model and the formulas.
+"""
+
+from __future__ import annotations
+
+from ._bradley_terry import ELO_PER_NAT as ELO_PER_NAT
+from ._bradley_terry import bradley_terry as bradley_terry
+from ._outcome import RatingError as RatingError
+from ._outcome import SessionOutcome as SessionOutcome
+
+__all__ = [
+    "ELO_PER_NAT",
+    "RatingError",
+    "SessionOutcome",
+    "bradley_terry",
+]
