@@ -6,14 +6,22 @@ docs/ratings.md for the model and the formulas.
 
 from __future__ import annotations
 
+from ._bootstrap import Bootstrap as Bootstrap
+from ._bootstrap import bootstrap as bootstrap
 from ._bradley_terry import ELO_PER_NAT as ELO_PER_NAT
 from ._bradley_terry import bradley_terry as bradley_terry
+from ._chips import ChipStats as ChipStats
+from ._chips import chip_rate as chip_rate
 from ._outcome import RatingError as RatingError
 from ._outcome import SessionOutcome as SessionOutcome
 
 __all__ = [
     "ELO_PER_NAT",
+    "Bootstrap",
+    "ChipStats",
     "RatingError",
     "SessionOutcome",
+    "bootstrap",
     "bradley_terry",
+    "chip_rate",
 ]

@@ -1,0 +1,158 @@
+"""Confidence intervals for the Bradley–Terry ratings and ranks, and the likelihood of superiority."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from operator import itemgetter, mul
+
+from ._bradley_terry import (
+    DEFAULT_PRIOR_GAMES,
+    Comparisons,
+    Tally,
+    bot_names,
+    comparisons_from_tally,
+    fit_comparisons,
+    fit_strengths,
+    is_strongly_connected,
+    tally_session,
+    to_elo,
+    verify_options,
+)
+from ._outcome import RatingError, SessionOutcome
+from ._resample import group_blocks, percentile, resample_counts, verify_bootstrap_options
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """Ratings with percentile-bootstrap intervals over duplicate blocks."""
+
+    ratings: Mapping[str, float]
+    """The Bradley–Terry ratings of the full data, by bot name."""
+    intervals: Mapping[str, tuple[float, float]]
+    """Percentile interval of each bot's rating over the resamples."""
+    rank_intervals: Mapping[str, tuple[int, int]]
+    """Percentile interval of each bot's rank (1 = best), widened outwards to whole ranks."""
+    los: Mapping[str, Mapping[str, float]]
+    """`los[a][b]`: the fraction of resamples where a is rated above b (ties count ½; `los[a][a]` is ½)."""
+    resamples: int
+    """How many resamples were fitted."""
+    confidence: float
+    """The coverage the intervals aim for."""
+
+
+# Per pair, a function picking the resample counts of the blocks the pair played in, and the
+# pair's score and games in each of those blocks (floats, in the same order).
+_Column = tuple[Callable[[list[int]], tuple[int, ...]], tuple[float, ...], tuple[float, ...]]
+
+
+def _picker(blocks: list[int]) -> Callable[[list[int]], tuple[int, ...]]:
+    # itemgetter returns a bare item, not a 1-tuple, when given a single index.
+    if len(blocks) == 1:
+        only = blocks[0]
+        return lambda counts: (counts[only],)
+    return itemgetter(*blocks)
+
+
+def _block_columns(blocks: list[list[SessionOutcome]], index: dict[str, int]
+                   ) -> tuple[Tally, list[tuple[int, int]], list[_Column]]:
+    total: Tally = {}
+    per_pair: dict[tuple[int, int], list[tuple[int, Fraction, Fraction]]] = {}
+    for b, block in enumerate(blocks):
+        tally: Tally = {}
+        for outcome in block:
+            tally_session(outcome, index, tally)
+        for pair, (score, games) in tally.items():
+            per_pair.setdefault(pair, []).append((b, score, games))
+            entry = total.setdefault(pair, [Fraction(0), Fraction(0)])
+            entry[0] += score
+            entry[1] += games
+    pairs = sorted(total)
+    columns = [(_picker([b for b, _, _ in per_pair[pair]]),
+                tuple(float(score) for _, score, _ in per_pair[pair]),
+                tuple(float(games) for _, _, games in per_pair[pair])) for pair in pairs]
+    return total, pairs, columns
+
+
+def _ranks(ratings: list[float]) -> list[int]:
+    # Competition ranking: 1 + the number of bots rated strictly higher.
+    return [1 + sum(other > mine for other in ratings) for mine in ratings]
+
+
+def bootstrap(outcomes: Iterable[SessionOutcome], *, resamples: int = 1000, rng_seed: int = 0,
+              confidence: float = 0.95, anchor: str | None = None, mean: float = 1500.0,
+              prior_games: float = DEFAULT_PRIOR_GAMES) -> Bootstrap:
+    """Resample duplicate blocks with replacement, refit Bradley–Terry each time, and summarise.
+
+    Each resample draws as many blocks as there are, with replacement, keeping the sessions of a
+    block together, and refits the ratings starting from the full-data fit. Intervals are the
+    `(1 - confidence) / 2` and `(1 + confidence) / 2` percentiles of the refits; rank intervals are
+    widened to whole ranks. The resamples depend only on `rng_seed` and the block ids, not on the
+    order of `outcomes`.
+
+    Raises:
+        RatingError: as `bradley_terry`, or when (with `prior_games=0`) a resample has a bot with an
+            infinite rating.
+
+    >>> sessions = [SessionOutcome(("a", "b"), (1, -1), f"s{i}") for i in range(6)]
+    >>> sessions += [SessionOutcome(("a", "b"), (-1, 1), f"t{i}") for i in range(3)]
+    >>> result = bootstrap(sessions, resamples=200, rng_seed=1)
+    >>> round(result.ratings["a"]), [round(x) for x in result.intervals["a"]], result.rank_intervals["b"]
+    (1557, [1443, 1782], (1, 2))
+    >>> result.los["a"]["b"] + result.los["b"]["a"], result.los["a"]["a"]
+    (1.0, 0.5)
+    """
+    verify_bootstrap_options(resamples=resamples, confidence=confidence)
+    blocks = group_blocks(outcomes)
+    bots = bot_names(outcome for block in blocks for outcome in block)
+    verify_options(bots, anchor=anchor, prior_games=prior_games)
+    index = {bot: i for i, bot in enumerate(bots)}
+    total, pairs, columns = _block_columns(blocks, index)
+    full = comparisons_from_tally(bots, total)
+    theta_hat = fit_comparisons(full, prior_games=prior_games)
+    ratings = to_elo(theta_hat, bots, anchor=anchor, mean=mean)
+
+    k = len(bots)
+    first = tuple(i for i, _ in pairs)
+    second = tuple(j for _, j in pairs)
+    rng = random.Random(rng_seed)
+    samples: list[list[float]] = [[] for _ in range(k)]
+    rank_samples: list[list[int]] = [[] for _ in range(k)]
+    wins = [[0.0] * k for _ in range(k)]
+    for r in range(resamples):
+        counts = resample_counts(rng, len(blocks))
+        scores = []
+        games = []
+        for pick, block_scores, block_games in columns:
+            drawn = pick(counts)
+            scores.append(sum(map(mul, drawn, block_scores)))
+            games.append(sum(map(mul, drawn, block_games)))
+        data = Comparisons(bots, first, second, tuple(scores), tuple(games))
+        if prior_games == 0 and not is_strongly_connected(data):
+            raise RatingError(f"resample {r} leaves a bot that won or lost every comparison, so its "
+                              "rating is infinite; use prior_games > 0")
+        theta = fit_strengths(data, prior_games=prior_games, start=theta_hat)
+        elo = to_elo(theta, bots, anchor=anchor, mean=mean)
+        for i, rank in enumerate(_ranks(elo)):
+            samples[i].append(elo[i])
+            rank_samples[i].append(rank)
+        for a in range(k):
+            row = wins[a]
+            for b in range(k):
+                if elo[a] > elo[b]:
+                    row[b] += 1.0
+                elif elo[a] == elo[b]:
+                    row[b] += 0.5
+    low_q, high_q = (1 - confidence) / 2, (1 + confidence) / 2
+    intervals = {}
+    rank_intervals = {}
+    for i, bot in enumerate(bots):
+        ordered = sorted(samples[i])
+        intervals[bot] = (percentile(ordered, low_q), percentile(ordered, high_q))
+        ranks = sorted(float(rank) for rank in rank_samples[i])
+        rank_intervals[bot] = (math.floor(percentile(ranks, low_q)), math.ceil(percentile(ranks, high_q)))
+    los = {a: {b: wins[i][j] / resamples for j, b in enumerate(bots)} for i, a in enumerate(bots)}
+    return Bootstrap(dict(zip(bots, ratings)), intervals, rank_intervals, los, resamples, confidence)

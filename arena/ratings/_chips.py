@@ -1,0 +1,109 @@
+"""Chip rate, wins and faults per bot, with a bootstrap interval over duplicate blocks."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from operator import mul
+
+from ._bootstrap import _picker
+from ._outcome import SessionOutcome
+from ._resample import group_blocks, percentile, resample_counts, verify_bootstrap_options
+
+
+@dataclass(frozen=True)
+class ChipStats:
+    """One bot's record over the sessions it played."""
+
+    sessions: int
+    """Sessions played."""
+    wins: int
+    """Sessions where the bot had the highest balance, shared top places included."""
+    win_share: Fraction
+    """Sum over sessions won of 1/k, where k bots shared the highest balance."""
+    chip_rate: Fraction
+    """Average balance per session relative to the table's mean balance (which is 0), exact."""
+    ci_low: float
+    """Lower end of the percentile-bootstrap interval of `chip_rate`."""
+    ci_high: float
+    """Upper end of the percentile-bootstrap interval of `chip_rate`."""
+    faults: int
+    """Faults summed over all sessions."""
+
+
+def chip_rate(outcomes: Iterable[SessionOutcome], *, resamples: int = 1000, rng_seed: int = 0,
+              confidence: float = 0.95) -> dict[str, ChipStats]:
+    """Each bot's sessions, wins, faults and average balance per session, with a block bootstrap.
+
+    The chip rate is the average over a bot's sessions of its balance minus the table's mean
+    balance; balances sum to zero, so that mean is 0 and the chip rate is the plain average
+    balance. The interval resamples duplicate blocks exactly as `bootstrap` does with the same
+    seed; in each resample a bot's rate is its total balance over its total sessions, and
+    resamples that happen to hold none of its sessions are skipped.
+
+    Returns:
+        Statistics by bot name, in name order.
+
+    >>> sessions = [SessionOutcome(("a", "b", "c"), (4, -2, -2), "s1", faults={"c": 1}),
+    ...             SessionOutcome(("a", "b"), (Fraction(-1, 2), Fraction(1, 2)), "s2"),
+    ...             SessionOutcome(("b", "c"), (0, 0), "s3")]
+    >>> stats = chip_rate(sessions, resamples=100)
+    >>> stats["a"].chip_rate, stats["b"].wins, stats["b"].win_share, stats["c"].faults
+    (Fraction(7, 4), 2, Fraction(3, 2), 1)
+    """
+    verify_bootstrap_options(resamples=resamples, confidence=confidence)
+    blocks = group_blocks(outcomes)
+    played: dict[str, int] = {}
+    won: dict[str, int] = {}
+    share: dict[str, Fraction] = {}
+    total: dict[str, Fraction] = {}
+    faults: dict[str, int] = {}
+    # Per bot: the blocks it played in, and its balance and sessions in each.
+    in_blocks: dict[str, list[int]] = {}
+    block_balance: dict[str, list[float]] = {}
+    block_sessions: dict[str, list[float]] = {}
+    for b, block in enumerate(blocks):
+        balance_here: dict[str, Fraction] = {}
+        sessions_here: dict[str, int] = {}
+        for outcome in block:
+            top = max(outcome.balances)
+            sharing = sum(balance == top for balance in outcome.balances)
+            table_mean = Fraction(sum(outcome.balances), len(outcome.balances))  # always 0
+            for bot, balance in zip(outcome.bots, outcome.balances):
+                relative = balance - table_mean
+                played[bot] = played.get(bot, 0) + 1
+                total[bot] = total.get(bot, Fraction(0)) + relative
+                balance_here[bot] = balance_here.get(bot, Fraction(0)) + relative
+                sessions_here[bot] = sessions_here.get(bot, 0) + 1
+                if balance == top:
+                    won[bot] = won.get(bot, 0) + 1
+                    share[bot] = share.get(bot, Fraction(0)) + Fraction(1, sharing)
+                faults[bot] = faults.get(bot, 0) + outcome.faults.get(bot, 0)
+        for bot in sorted(balance_here):
+            in_blocks.setdefault(bot, []).append(b)
+            block_balance.setdefault(bot, []).append(float(balance_here[bot]))
+            block_sessions.setdefault(bot, []).append(float(sessions_here[bot]))
+
+    bots = sorted(played)
+    pickers = {bot: _picker(in_blocks[bot]) for bot in bots}
+    rates: dict[str, list[float]] = {bot: [] for bot in bots}
+    rng = random.Random(rng_seed)
+    for _ in range(resamples):
+        counts = resample_counts(rng, len(blocks))
+        for bot in bots:
+            drawn = pickers[bot](counts)
+            sessions = sum(map(mul, drawn, block_sessions[bot]))
+            if sessions:
+                rates[bot].append(sum(map(mul, drawn, block_balance[bot])) / sessions)
+    low_q, high_q = (1 - confidence) / 2, (1 + confidence) / 2
+    result = {}
+    for bot in bots:
+        ordered = sorted(rates[bot])
+        low, high = (percentile(ordered, low_q), percentile(ordered, high_q)) if ordered else (math.nan, math.nan)
+        result[bot] = ChipStats(sessions=played[bot], wins=won.get(bot, 0), win_share=share.get(bot, Fraction(0)),
+                                chip_rate=total[bot] / played[bot], ci_low=low, ci_high=high,
+                                faults=faults[bot])
+    return result
