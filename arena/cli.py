@@ -7,11 +7,13 @@ import random
 import secrets
 import shlex
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import trio
 
+from .checkbot import run_check_bot
 from .engine import GEORGIAN, ArenaError, Event, SessionState
 from .history import write_history
 from .match import run_session
@@ -120,6 +122,24 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_bot(args: argparse.Namespace) -> int:
+    """Check that a bot speaks the protocol: scripted deals through every edge case, one line per check.
+
+    Exit status 0 only when every check passes.
+    Example: seka-arena check-bot -- python3 sample_bots/random_bot.py
+    """
+    command = [word for word in args.command if word != "--"] if args.command else []
+    if bool(command) == bool(args.address):
+        raise ArenaError("give the bot's command after -- , or --address HOST:PORT (not both)")
+    limit = Limit(decision=args.decision_ms / 1000, start=args.start_ms / 1000)
+    spec = (BotSpec(name="bot", address=args.address, limit=limit) if args.address
+            else bot_specs([shlex.join(command)], limit=limit)[0])
+    log_dir = Path(args.logs or tempfile.mkdtemp(prefix="seka-check-logs-"))
+    passed = run_check_bot(spec, log_dir=log_dir)
+    print(f"{'conforms' if passed else 'does NOT conform'}; bot logs in {log_dir}")
+    return 0 if passed else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="seka-arena", description="A tournament arena for Seka bots.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -139,6 +159,15 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--start-ms", type=int, default=10000, help="time for a bot to become ready (default 10000)")
     play.add_argument("--quiet", action="store_true", help="print only the result")
     play.set_defaults(run=_play)
+
+    check = commands.add_parser("check-bot", help="check that a bot follows the protocol",
+                                description=_check_bot.__doc__)
+    check.add_argument("--address", help="check a bot already running at HOST:PORT or unix:PATH")
+    check.add_argument("--decision-ms", type=int, default=1000, help="time per call (default 1000)")
+    check.add_argument("--start-ms", type=int, default=10000, help="time to become ready (default 10000)")
+    check.add_argument("--logs", help="folder for the bot's stdout/stderr logs (default: a new temporary one)")
+    check.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command that starts the bot")
+    check.set_defaults(run=_check_bot)
 
     replay = commands.add_parser("replay", help="re-check a hand history against the rules", description=_replay.__doc__)
     replay.add_argument("history", help="a .jsonl hand history")

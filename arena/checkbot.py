@@ -1,0 +1,240 @@
+"""`seka-arena check-bot`: scripted deals through every edge case, one verdict line per call.
+
+Each scenario is a short session with cards chosen so that the edge cases happen: an opening turn,
+a turn facing a bet, a heads-up show, a svara offer at a fractional price, a nested svara, the
+action cap's forced reveal, and every kind of notice. The bot is asked at each of its seat's turns
+and its answer is checked (well formed, legal, in time); the scripted decision is then played, so
+every scenario reaches its edge cases whatever the bot answers.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+from .engine import (
+    DECK_36,
+    GEORGIAN,
+    Bet,
+    Fold,
+    IllegalActionError,
+    Phase,
+    Rules,
+    SessionState,
+    Show,
+    SvaraAnswer,
+    parse_cards,
+    seeded_shuffler,
+    stacked_shuffler,
+    svara_view,
+    turn_view,
+)
+from .protocol import PROTOCOL_VERSION
+from .transport import BotConnection, BotFault, BotSpec, MalformedReplyError, open_bot
+from .transport._convert import action_from_reply, answer_from_reply, hello_request, notice_for, svara_offer, turn_request
+
+
+@dataclass(frozen=True)
+class Scenario:
+    title: str
+    seats: int
+    bot_seat: int
+    hands: dict[tuple[int, int], dict[int, str]]
+    """(pot, replay) → seat → cards, so that ties and showdowns happen where the script needs them."""
+    script: tuple[str, ...]
+    """The decisions played, in order: `fold`, `bet N`, `show`, `enter`, `decline`."""
+    max_actions: int = GEORGIAN.max_actions
+
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        "heads-up", seats=2, bot_seat=1,
+        hands={(1, 0): {0: "9c 8d 7s", 1: "Ah Kh Qh"}},
+        script=("bet 1", "bet 3", "bet 5", "bet 5", "show"),
+    ),
+    Scenario(
+        "three players, svara at 11/2, nested svara at 39/4", seats=3, bot_seat=1,
+        hands={(1, 0): {0: "Ac As 6d", 1: "6c 7d 8h", 2: "Ad Ah 7c"},
+               (1, 1): {0: "Kc Qc 6h", 1: "9s 7h 6d", 2: "Kd Qd 6s"},
+               (1, 2): {0: "As Ks Qs", 2: "6c 7c 8d"}},
+        script=("fold", "bet 2", "bet 3", "show", "enter", "bet 1", "bet 1", "fold", "show", "decline",
+                "bet 1", "fold"),
+    ),
+    Scenario(
+        "action cap reached: forced reveal", seats=3, bot_seat=1, max_actions=4,
+        hands={(1, 0): {0: "Tc 9c 6d", 1: "Ah Kh 7c", 2: "Jd 8s 7s"}},
+        script=("bet 1", "bet 2", "bet 2", "bet 10"),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    passed: bool
+    what: str
+    detail: str
+
+    def line(self) -> str:
+        return f"{'PASS' if self.passed else 'FAIL'}  {self.what}: {self.detail}"
+
+
+def _scripted(word: str) -> Fold | Bet | Show | SvaraAnswer:
+    verb, _, amount = word.partition(" ")
+    return {"fold": Fold(), "show": Show(), "enter": SvaraAnswer(True), "decline": SvaraAnswer(False)}.get(
+        verb) or Bet(int(amount))
+
+
+class _Checker:
+    def __init__(self, bot: BotConnection, report: Callable[[Check], None]) -> None:
+        self.bot = bot
+        self.report = report
+
+    async def _timed(self, what: str, call: Callable[[], object]) -> tuple[object | None, float]:
+        started = time.monotonic()
+        try:
+            reply = await call()  # type: ignore[misc]
+        except BotFault as fault:
+            self.report(Check(False, what, str(fault)))
+            return None, time.monotonic() - started
+        return reply, time.monotonic() - started
+
+    async def hello(self, rules: Rules, seats: int, seat: int, session_id: str) -> None:
+        limit = self.bot.spec.limit
+        request = hello_request(rules, seats=seats, seat=seat, session_id=session_id,
+                                decision_ms=round(limit.decision * 1000), time_bank_ms=0,
+                                start_ms=round(limit.start * 1000))
+        reply, elapsed = await self._timed("hello", lambda: self.bot.call("Hello", request))
+        if reply is None:
+            return
+        problems = []
+        if not reply.name:  # type: ignore[attr-defined]
+            problems.append("HelloReply.name is empty")
+        if reply.protocol_version != PROTOCOL_VERSION:  # type: ignore[attr-defined]
+            problems.append(f"HelloReply.protocol_version is {reply.protocol_version!r}, "  # type: ignore[attr-defined]
+                            f"expected {PROTOCOL_VERSION!r}")
+        detail = "; ".join(problems) or (f"name {reply.name!r}, version {reply.version!r}, "  # type: ignore[attr-defined]
+                                         f"{elapsed * 1000:.0f} ms")
+        self.report(Check(not problems, "hello", detail))
+
+    async def turn(self, state: SessionState, session_id: str, situation: str) -> None:
+        request = turn_request(turn_view(state), session_id=session_id)
+        reply, elapsed = await self._timed(f"turn ({situation})", lambda: self.bot.decide("Act", request))
+        if reply is None:
+            return
+        try:
+            action = action_from_reply(reply)  # type: ignore[arg-type]
+            if isinstance(action, Bet):
+                state.verify_bet(action.amount)
+            elif isinstance(action, Show):
+                state.verify_show()
+        except MalformedReplyError as error:
+            self.report(Check(False, f"turn ({situation})", f"malformed reply: {error}"))
+            return
+        except IllegalActionError as error:
+            self.report(Check(False, f"turn ({situation})", f"illegal {_describe(action)}: {error}"))
+            return
+        self.report(Check(True, f"turn ({situation})", f"{_describe(action)}, {elapsed * 1000:.0f} ms"))
+
+    async def svara(self, state: SessionState, session_id: str) -> None:
+        view = svara_view(state)
+        what = f"svara offer (price {view.price}, frozen pot {view.frozen_pot})"
+        request = svara_offer(view, session_id=session_id, dealer=state.dealer)
+        reply, elapsed = await self._timed(what, lambda: self.bot.decide("Svara", request))
+        if reply is None:
+            return
+        try:
+            answer = answer_from_reply(reply)  # type: ignore[arg-type]
+        except MalformedReplyError as error:
+            self.report(Check(False, what, f"malformed reply: {error}"))
+            return
+        self.report(Check(True, what, f"{'accepts' if answer.accept else 'declines'}, {elapsed * 1000:.0f} ms"))
+
+    async def notices(self, state: SessionState, events: Sequence[object], seat: int, session_id: str) -> None:
+        for event in events:
+            notice = notice_for(event, seat, session_id=session_id, bots=state.bots,  # type: ignore[arg-type]
+                                balances=state.balances, pot=state.pot)
+            if notice is None:
+                continue
+            what = f"{notice.WhichOneof('notice').replace('_', ' ')} notice"
+            reply, elapsed = await self._timed(what, lambda: self.bot.call("Notify", notice))
+            if reply is not None:
+                self.report(Check(True, what, f"acknowledged, {elapsed * 1000:.0f} ms"))
+
+
+def _describe(action: object) -> str:
+    if isinstance(action, Bet):
+        return f"bet {action.amount}"
+    return type(action).__name__.lower()
+
+
+def _situation(state: SessionState) -> str:
+    legal = state.legal_actions()
+    facing = "opening, no previous bet" if state.previous_bet is None else f"facing a bet of {state.previous_bet}"
+    show = ", may show" if legal.can_show else ""
+    replay = f", svara replay {state.replay}" if state.replay else ""
+    return f"{len(state.in_deal)} in the deal, {facing}{show}{replay}"
+
+
+async def _play_scenario(checker: _Checker, scenario: Scenario, number: int) -> None:
+    rules = GEORGIAN.with_table(pots_per_session=1, max_actions=scenario.max_actions)
+    stacked = {key: {seat: parse_cards(cards) for seat, cards in hands.items()} for key, hands in scenario.hands.items()}
+    names = [f"scripted-{seat}" if seat != scenario.bot_seat else checker.bot.name for seat in range(scenario.seats)]
+    state = SessionState(rules, bots=names, seed=f"check-bot-{number}", session=f"check-{number}", first_dealer=0,
+                         shuffler=stacked_shuffler(stacked, seeded_shuffler(f"check-bot-{number}", DECK_36)))
+    session_id = f"check-{number}"
+    await checker.hello(rules, scenario.seats, scenario.bot_seat, session_id)
+    events: Sequence[object] = list(state.events)
+    script = list(scenario.script)
+    while checker.bot.dead is None:
+        await checker.notices(state, events, scenario.bot_seat, session_id)
+        if state.is_finished:
+            return
+        if state.to_act == scenario.bot_seat:
+            if state.phase is Phase.SVARA_OFFER:
+                await checker.svara(state, session_id)
+            else:
+                await checker.turn(state, session_id, _situation(state))
+        events = state.apply(_scripted(script.pop(0)))
+
+
+async def check_bot(spec: BotSpec, *, report: Callable[[Check | str], None], log_dir: Path) -> bool:
+    """Run every scenario against the bot, reporting each check (and each scenario's title).
+
+    Returns:
+        True when every check passed.
+    """
+    failures = 0
+
+    def count(check: Check) -> None:
+        nonlocal failures
+        failures += not check.passed
+        report(check)
+
+    with tempfile.TemporaryDirectory(prefix="seka-check-") as sockets:
+        started = time.monotonic()
+        async with open_bot(spec, log_dir=log_dir, socket_dir=Path(sockets)) as bot:
+            if bot.dead is not None:
+                count(Check(False, "ready", str(bot.dead)))
+                return False
+            count(Check(True, "ready", f"health SERVING after {(time.monotonic() - started) * 1000:.0f} ms"))
+            checker = _Checker(bot, count)
+            for number, scenario in enumerate(SCENARIOS, start=1):
+                report(f"scenario {number}: {scenario.title}")
+                await _play_scenario(checker, scenario, number)
+                if bot.dead is not None:
+                    break
+    return failures == 0
+
+
+def run_check_bot(spec: BotSpec, *, log_dir: Path, print_line: Callable[[str], None] = print) -> bool:
+    """Check a bot from synchronous code, printing one line per check."""
+
+    def report(item: Check | str) -> None:
+        print_line(item.line() if isinstance(item, Check) else f"-- {item}")
+
+    return trio.run(lambda: check_bot(spec, report=report, log_dir=log_dir))
