@@ -55,6 +55,11 @@ class Phase(enum.Enum):
     FINISHED = "finished"
 
 
+def _verify_fault(fault: object) -> None:
+    if fault is not None and not isinstance(fault, Fault):
+        raise IllegalActionError(f"a fault is a Fault ({', '.join(f.name for f in Fault)}), not {fault!r}")
+
+
 class SessionState:
     """A session in progress. Create it, then feed decisions for `to_act` until FINISHED.
 
@@ -151,15 +156,16 @@ class SessionState:
 
     # ---------------------------------------------------------------- betting
 
-    def verify_fold(self) -> None:
+    def verify_fold(self, *, fault: Fault | None = None) -> None:
         self._verify_phase(Phase.BETTING, "fold")
+        _verify_fault(fault)
 
     def can_fold(self) -> bool:
         return self.phase is Phase.BETTING
 
     def fold(self, *, fault: Fault | None = None) -> list[Event]:
         """Leave the deal; with `fault`, the arena folds for a bot that failed."""
-        self.verify_fold()
+        self.verify_fold(fault=fault)
         seat = self._take_turn()
         mark = len(self.events)
         self.in_deal.remove(seat)
@@ -172,7 +178,7 @@ class SessionState:
 
     def verify_bet(self, amount: Amount) -> None:
         self._verify_phase(Phase.BETTING, "bet")
-        if isinstance(amount, bool) or not isinstance(amount, (int, Fraction)):
+        if type(amount) is not int and type(amount) is not Fraction:  # not bool, float, or an int subclass
             raise IllegalActionError(f"a bet is an exact int or Fraction, not {amount!r}")
         legal = self.legal_actions()
         if not legal.min_bet <= amount <= legal.max_bet:
@@ -226,10 +232,11 @@ class SessionState:
 
     # ---------------------------------------------------------------- svara
 
-    def verify_answer_svara(self, accept: bool) -> None:
+    def verify_answer_svara(self, accept: bool, *, fault: Fault | None = None) -> None:
         self._verify_phase(Phase.SVARA_OFFER, "answer a svara offer")
         if not isinstance(accept, bool):
             raise IllegalActionError(f"a svara answer is True or False, not {accept!r}")
+        _verify_fault(fault)
 
     def can_answer_svara(self, accept: bool) -> bool:
         try:
@@ -240,7 +247,7 @@ class SessionState:
 
     def answer_svara(self, accept: bool, *, fault: Fault | None = None) -> list[Event]:
         """Accept or decline re-entry at the svara price; a fault always declines."""
-        self.verify_answer_svara(accept)
+        self.verify_answer_svara(accept, fault=fault)
         assert self.svara is not None
         mark = len(self.events)
         seat = self.offers_left.pop(0)
