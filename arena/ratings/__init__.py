@@ -14,6 +14,9 @@ from ._chips import ChipStats as ChipStats
 from ._chips import chip_rate as chip_rate
 from ._outcome import RatingError as RatingError
 from ._outcome import SessionOutcome as SessionOutcome
+from ._sequential import sequential_elo as sequential_elo
+from ._sprt import Sprt as Sprt
+from ._sprt import pair_score as pair_score
 
 __all__ = [
     "ELO_PER_NAT",
@@ -21,7 +24,10 @@ __all__ = [
     "ChipStats",
     "RatingError",
     "SessionOutcome",
+    "Sprt",
     "bootstrap",
     "bradley_terry",
     "chip_rate",
+    "pair_score",
+    "sequential_elo",
 ]
