@@ -1,0 +1,16 @@
+"""Storage: each tournament's definition, commitment, plan and results in one SQLite file."""
+
+from __future__ import annotations
+
+from ._errors import DefinitionMismatchError as DefinitionMismatchError
+from ._errors import StorageError as StorageError
+from ._migrations import MIGRATIONS as MIGRATIONS
+from ._migrations import Migration as Migration
+from ._migrations import apply_migrations as apply_migrations
+from ._store import PlannedLike as PlannedLike
+from ._store import SessionRecord as SessionRecord
+from ._store import SessionStatus as SessionStatus
+from ._store import Store as Store
+from ._store import TournamentRecord as TournamentRecord
+
+__all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

@@ -1,0 +1,106 @@
+"""Ordered, named schema migrations, each applied in one transaction together with the record that it ran."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ._errors import StorageError
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema change. Never edit a migration that has shipped: add a new one."""
+
+    name: str
+    """Unique and ordered (`0001_...`); recorded in the `migrations` table once applied."""
+    statements: tuple[str, ...]
+    """SQL statements run in order inside the migration's transaction."""
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        "0001_tournament_and_sessions",
+        (
+            """
+            CREATE TABLE tournament (
+                id INTEGER PRIMARY KEY CHECK (id = 1),  -- one tournament per file
+                name TEXT NOT NULL,
+                definition TEXT NOT NULL,               -- the YAML text as read
+                commitment TEXT NOT NULL,               -- SHA-256 hex of the secret, published first
+                secret TEXT NOT NULL,
+                secret_revealed INTEGER NOT NULL DEFAULT 0 CHECK (secret_revealed IN (0, 1)),
+                created_at TEXT NOT NULL,
+                finished_at TEXT
+            )
+            """,
+            """
+            CREATE TABLE sessions (
+                id TEXT PRIMARY KEY,                    -- s0001, ...
+                idx INTEGER NOT NULL UNIQUE,            -- 1-based position in the plan
+                seating TEXT NOT NULL,                  -- JSON list of bot names, seat 0 first
+                block TEXT NOT NULL,
+                mirror INTEGER NOT NULL,
+                seed TEXT NOT NULL,
+                status TEXT NOT NULL DEFAULT 'planned' CHECK (status IN ('planned', 'running', 'finished')),
+                attempts INTEGER NOT NULL DEFAULT 0,    -- times marked running (more than 1 after a resume)
+                balances TEXT,                          -- JSON {bot: "15/2"}, exact amounts
+                winners TEXT,                           -- JSON list of bot names
+                faults TEXT,                            -- JSON {bot: {fault type: count}}
+                telemetry TEXT,                         -- JSON, free-form
+                history_path TEXT,
+                started_at TEXT,
+                finished_at TEXT,
+                CHECK ((status = 'finished') = (balances IS NOT NULL AND winners IS NOT NULL AND finished_at IS NOT NULL))
+            )
+            """,
+            "CREATE INDEX sessions_by_status ON sessions (status, idx)",
+        ),
+    ),
+)
+"""The schema, oldest first."""
+
+
+def apply_migrations(
+    connection: sqlite3.Connection, migrations: Sequence[Migration], *, now: Callable[[], str]
+) -> list[str]:
+    """Apply the migrations not yet recorded, in order, each in its own transaction.
+
+    `connection` must be in autocommit mode (`isolation_level=None`) so that the transactions
+    here are the only ones. A migration that fails is rolled back whole, record included.
+
+    Returns:
+        The names applied now (empty when the database was up to date).
+
+    Raises:
+        StorageError: when the database records a migration this code does not know (it was
+            written by a newer version), or a migration fails.
+    """
+    names = [migration.name for migration in migrations]
+    if len(set(names)) != len(names) or names != sorted(names):
+        raise StorageError(f"migration names must be unique and in order, not {names}")
+    connection.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    recorded = {row[0] for row in connection.execute("SELECT name FROM migrations")}
+    unknown = sorted(recorded - set(names))
+    if unknown:
+        raise StorageError(f"the database was written by a newer seka-arena: unknown migrations {', '.join(unknown)}")
+    applied: list[str] = []
+    for migration in migrations:
+        if migration.name in recorded:
+            continue
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            # Checked again inside the write lock: another process may have applied it meanwhile.
+            if connection.execute("SELECT 1 FROM migrations WHERE name = ?", (migration.name,)).fetchone() is None:
+                for statement in migration.statements:
+                    connection.execute(statement)
+                connection.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (migration.name, now()))
+                applied.append(migration.name)
+        except BaseException as error:
+            connection.execute("ROLLBACK")
+            if isinstance(error, sqlite3.Error):
+                raise StorageError(f"migration {migration.name} failed and was rolled back: {error}") from error
+            raise
+        connection.execute("COMMIT")
+    return applied

@@ -1,0 +1,249 @@
+"""arena/storage/_store.py: the tournament record, the plan, results with exact amounts, resume, SIGKILL."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from arena.engine import Fault
+from arena.storage import DefinitionMismatchError, SessionStatus, StorageError, Store
+from arena.tournament import commitment, parse_config, plan
+
+REPO = Path(__file__).resolve().parents[2]
+
+DEFINITION = """\
+name: stored
+participants:
+  - {name: a, address: "h:1"}
+  - {name: b, address: "h:2"}
+  - {name: c, address: "h:3"}
+seed: s3cret
+"""
+
+
+def fake_clock() -> float:
+    return 1_700_000_000.0
+
+
+def opened(tmp_path: Path) -> Store:
+    store = Store.open(tmp_path / "results" / "stored.db", clock=fake_clock)
+    config = parse_config(DEFINITION)
+    store.init_tournament(name=config.name, definition=config.source, secret=config.seed, commitment=commitment(config.seed))
+    store.record_plan(plan(config))
+    return store
+
+
+def test_the_tournament_record_and_idempotent_reopen(tmp_path: Path) -> None:
+    store = opened(tmp_path)
+    record = store.tournament()
+    assert record is not None
+    assert (record.name, record.definition, record.commitment) == ("stored", DEFINITION, commitment("s3cret"))
+    assert (record.secret, record.secret_revealed, record.public_secret) == ("s3cret", False, None)
+    assert "s3cret" not in repr(record)
+    assert record.created_at == "2023-11-14T22:13:20.000+00:00" and record.finished_at is None
+    store.close()
+
+    # A resumed run with a freshly drawn seed gets the stored secret back; layout changes are fine.
+    again = Store.open(tmp_path / "results" / "stored.db")
+    relaid = "# same tournament, new comments\n" + DEFINITION.replace("seed: s3cret\n", "seed:   s3cret   # kept\n")
+    resumed = again.init_tournament(name="stored", definition=relaid, secret="other", commitment=commitment("other"))
+    assert resumed.secret == "s3cret" and resumed.definition == DEFINITION
+    again.record_plan(plan(parse_config(DEFINITION)))  # the same plan again: nothing changes
+    assert len(again.sessions()) == 6
+    again.close()
+
+
+def test_a_changed_definition_or_plan_is_refused(tmp_path: Path) -> None:
+    store = opened(tmp_path)
+    with pytest.raises(DefinitionMismatchError, match=r"another definition \(changed: participants, table_size\)"):
+        store.init_tournament(name="stored", definition=DEFINITION.replace('  - {name: c, address: "h:3"}\n', "")
+                              + "table_size: 2\n", secret="s3cret", commitment=commitment("s3cret"))
+    with pytest.raises(DefinitionMismatchError, match="holds tournament 'stored', not 'other'"):
+        store.init_tournament(name="other", definition=DEFINITION, secret="s3cret", commitment=commitment("s3cret"))
+    with pytest.raises(DefinitionMismatchError, match="another plan \\(first difference: s0001\\)"):
+        store.record_plan(plan(parse_config(DEFINITION.replace("s3cret", "changed"))))
+    with pytest.raises(StorageError, match="commitment is not the SHA-256"):
+        store.init_tournament(name="stored", definition=DEFINITION, secret="s3cret", commitment="0" * 64)
+
+
+def test_a_result_round_trips_with_exact_fractions(tmp_path: Path) -> None:
+    store = opened(tmp_path)
+    first = store.unfinished()[0]
+    assert (first.id, first.table, first.status, first.attempts, first.balances) == (
+        "s0001", ("a", "b"), SessionStatus.PLANNED, 0, None)
+    store.mark_running("s0001")
+    assert store.session("s0001").status is SessionStatus.RUNNING
+    balances = {"a": Fraction(-31, 2), "b": Fraction(31, 2)}
+    faults = {"a": {Fault.TIMEOUT: 2, "crash": 1}, "b": {}}
+    telemetry = {"decision_ms": {"a": [12.5, 40], "b": [3]}, "restarts": 0}
+    store.record_result("s0001", balances, ["b"], faults, telemetry, Path("histories/s0001.jsonl"))
+    store.close()
+
+    with Store.open(tmp_path / "results" / "stored.db") as reopened:
+        (result,) = reopened.finished_results()
+        assert result.status is SessionStatus.FINISHED and result.attempts == 1
+        assert dict(result.balances or {}) == balances
+        assert all(isinstance(amount, Fraction) for amount in (result.balances or {}).values())
+        assert result.winners == ("b",)
+        assert result.faults == {"a": {"timeout": 2, "crash": 1}, "b": {}}
+        assert result.telemetry == telemetry
+        assert result.history_path == "histories/s0001.jsonl"
+        assert result.started_at == result.finished_at == "2023-11-14T22:13:20.000+00:00"
+        raw = sqlite3.connect(reopened.path).execute("SELECT balances FROM sessions WHERE id = 's0001'").fetchone()[0]
+        assert raw == '{"a":"-31/2","b":"31/2"}'
+
+
+def test_whole_balances_stay_integers(tmp_path: Path) -> None:
+    store = opened(tmp_path)
+    store.record_result("s0002", {"a": 4, "b": -4}, ["a"], None, None, None)
+    assert dict(store.session("s0002").balances or {}) == {"a": 4, "b": -4}
+    assert [type(value) for value in (store.session("s0002").balances or {}).values()] == [int, int]
+
+
+def test_results_that_do_not_fit_the_session_are_refused(tmp_path: Path) -> None:
+    store = opened(tmp_path)
+    with pytest.raises(StorageError, match="balances must sum to zero, not 1/2"):
+        store.record_result("s0001", {"a": Fraction(1, 2), "b": 0}, ["a"])
+    with pytest.raises(StorageError, match=r"seats \['a', 'b'\], but balances are for \['a', 'c'\]"):
+        store.record_result("s0001", {"a": 1, "c": -1}, ["a"])
+    with pytest.raises(StorageError, match="winners"):
+        store.record_result("s0001", {"a": 1, "b": -1}, ["c"])
+    with pytest.raises(StorageError, match="no session 's9999'"):
+        store.mark_running("s9999")
+    store.record_result("s0001", {"a": 1, "b": -1}, ["a"])
+    with pytest.raises(StorageError, match="s0001 is already finished"):
+        store.record_result("s0001", {"a": 1, "b": -1}, ["a"])
+    with pytest.raises(StorageError, match="s0001 is already finished"):
+        store.mark_running("s0001")
+    # The refused writes changed nothing.
+    assert [s.id for s in store.finished_results()] == ["s0001"]
+
+
+def test_unfinished_includes_interrupted_sessions(tmp_path: Path) -> None:
+    store = opened(tmp_path)
+    store.mark_running("s0001")
+    store.mark_running("s0002")
+    store.record_result("s0002", {"a": 0, "b": 0}, ["a", "b"])
+    store.mark_running("s0003")
+    store.close()  # the run "dies" with s0001 and s0003 running
+
+    with Store.open(tmp_path / "results" / "stored.db") as resumed:
+        left = resumed.unfinished()
+        assert [(s.id, s.status) for s in left] == [
+            ("s0001", SessionStatus.RUNNING), ("s0003", SessionStatus.RUNNING), ("s0004", SessionStatus.PLANNED),
+            ("s0005", SessionStatus.PLANNED), ("s0006", SessionStatus.PLANNED)]
+        resumed.mark_running("s0001")  # replayed from its start
+        assert resumed.session("s0001").attempts == 2
+
+
+def test_the_secret_is_revealed_only_at_the_end(tmp_path: Path) -> None:
+    store = opened(tmp_path)
+    with pytest.raises(StorageError, match="6 sessions are not finished"):
+        store.reveal_secret()
+    for session in store.unfinished():
+        a, b = session.table
+        store.record_result(session.id, {a: 2, b: -2}, [a])
+    assert store.reveal_secret() == "s3cret"
+    record = store.tournament()
+    assert record is not None and record.secret_revealed and record.public_secret == "s3cret"
+    assert record.finished_at == "2023-11-14T22:13:20.000+00:00"
+
+
+def test_an_abandoned_tournament_can_be_revealed_by_force(tmp_path: Path) -> None:
+    store = opened(tmp_path)
+    assert store.reveal_secret(force=True) == "s3cret"
+
+
+def test_the_file_uses_write_ahead_logging(tmp_path: Path) -> None:
+    store = opened(tmp_path)
+    assert sqlite3.connect(store.path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+# --- killed while writing ----------------------------------------------------------------------
+
+WRITER = """
+import sys
+from fractions import Fraction
+from arena.storage import Store
+from arena.tournament import commitment, parse_config, plan
+
+names = ["bot%d" % i for i in range(12)]
+definition = "name: killed\\nparticipants:\\n" + "".join(
+    "  - {name: %s, address: 'h:%d'}\\n" % (name, 1000 + i) for i, name in enumerate(names)
+) + "sessions_per_table: 10\\nseed: k\\n"
+config = parse_config(definition)
+store = Store.open(sys.argv[1])
+store.init_tournament(name="killed", definition=definition, secret="k", commitment=commitment("k"))
+store.record_plan(plan(config))
+print("planned", flush=True)
+for n, session in enumerate(store.unfinished(), 1):
+    store.mark_running(session.id)
+    a, b = session.table
+    store.record_result(session.id, {a: Fraction(n, 2), b: -Fraction(n, 2)}, [a],
+                        {b: {"timeout": n}}, {"n": n}, "h/%s.jsonl" % session.id)
+    print("done", session.id, flush=True)
+"""
+
+
+def check_consistent(path: Path, *, reported: int) -> None:
+    connection = sqlite3.connect(path)
+    assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    connection.close()
+    with Store.open(path) as store:
+        record = store.tournament()
+        sessions = store.sessions()
+        if record is None:
+            assert sessions == []  # killed before the tournament row committed
+            return
+        assert sessions == [] or len(sessions) == 66 * 20  # the plan is all or nothing
+        finished = [s for s in sessions if s.status is SessionStatus.FINISHED]
+        assert len(finished) >= reported
+        assert len([s for s in sessions if s.status is SessionStatus.RUNNING]) <= 1
+        for session in finished:
+            assert session.balances is not None and sum(session.balances.values()) == 0
+            assert session.winners and session.faults and session.telemetry and session.history_path
+        for session in sessions:
+            if session.status is not SessionStatus.FINISHED:
+                assert session.balances is None and session.winners is None
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.15, 0.4])
+def test_sigkill_while_writing_leaves_a_consistent_file(tmp_path: Path, delay: float) -> None:
+    script = tmp_path / "writer.py"
+    script.write_text(textwrap.dedent(WRITER))
+    path = tmp_path / "killed.db"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for attempt in itertools.count():
+        process = subprocess.Popen([sys.executable, str(script), str(path)], stdout=subprocess.PIPE, env=env, text=True)
+        reported = 0
+        assert process.stdout is not None
+        if delay:
+            assert process.stdout.readline() == "planned\n"
+            deadline = time.monotonic() + delay
+            while time.monotonic() < deadline:
+                line = process.stdout.readline()
+                if not line:
+                    break
+                reported += line.startswith("done")
+        else:
+            time.sleep(0.05 * attempt)  # somewhere in start-up, migrations or the plan
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        check_consistent(path, reported=reported)
+        if delay or attempt >= 4:
+            break
+    # A killed run resumes: the same writer carries on from where the file stands.
+    if delay:
+        with Store.open(path) as store:
+            assert store.finished_results(), "the writer should have finished some sessions"
+            assert len(store.unfinished()) < 66 * 20
