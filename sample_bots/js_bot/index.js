@@ -1,0 +1,168 @@
+'use strict';
+// A sample Seka bot in Node.js, using only @grpc/grpc-js and @grpc/proto-loader.
+//
+// It loads the protocol from ../../protos at run time, serves seka.v1.SekaBot and the standard
+// grpc.health.v1.Health service (grpc-js has no built-in health service, so the bot implements it
+// from protos/grpc/health/v1/health.proto), and plays by hand strength with two thresholds:
+//   strong (28 or more, or any seka): show heads-up, otherwise raise to the maximum bet;
+//   medium (21 to 27):                pay the least allowed; heads-up after 10 actions, show;
+//   weak (below 21):                  pay the opening stake when nobody has paid yet, else fold.
+// It declines svara offers.
+//
+// Run it with the address in SEKA_BOT_ADDRESS or after --address:
+//   SEKA_BOT_ADDRESS=unix:/tmp/js.sock node sample_bots/js_bot/index.js
+//   node sample_bots/js_bot/index.js --address 127.0.0.1:50051
+
+const path = require('path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const PROTOS = path.join(__dirname, '..', '..', 'protos');
+// keepCase: field names as in the .proto (snake_case); longs as Number: amounts are small;
+// defaults: absent scalars read as 0/''/false and absent messages as null.
+const LOAD_OPTIONS = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true, includeDirs: [PROTOS] };
+const PROTOCOL_VERSION = 'seka.v1';
+const SEKA_SERVICE = 'seka.v1.SekaBot';
+
+const STRONG = 28;
+const MEDIUM = 21;
+const SHOW_AFTER = 10;
+
+function log(...parts) {
+  console.error(new Date().toISOString(), 'js_bot:', ...parts);
+}
+
+// ---------------------------------------------------------------- the game
+
+const RANKS = '6789TJQKA';
+const POINTS = [6, 7, 8, 9, 10, 10, 10, 10, 11]; // by rank index: 6 7 8 9 T J Q K A
+
+// The Georgian value of three cards as a number: a seka (three of a rank) is above every total,
+// two aces are 22, otherwise the greatest sum of one suit.
+function handStrength(cards) {
+  const ranks = cards.map((card) => RANKS.indexOf(card[0]));
+  if (ranks[0] === ranks[1] && ranks[1] === ranks[2]) return 1000 + ranks[0];
+  if (ranks.filter((rank) => rank === 8).length === 2) return 22;
+  const bySuit = {};
+  for (const card of cards) bySuit[card[1]] = (bySuit[card[1]] || 0) + POINTS[RANKS.indexOf(card[0])];
+  return Math.max(...Object.values(bySuit));
+}
+
+// An Amount message as a plain number, for comparisons only: replies echo the exact messages.
+function amountValue(amount) {
+  if (!amount) return 0;
+  return amount.numerator / (amount.denominator || 1);
+}
+
+function decide(turn) {
+  const strength = handStrength(turn.cards);
+  const legal = turn.legal;
+  const call = { bet: { amount: legal.min_bet } };
+  if (strength >= STRONG) return legal.can_show ? { show: {} } : { bet: { amount: legal.max_bet } };
+  if (strength >= MEDIUM) return legal.can_show && turn.actions_count >= SHOW_AFTER ? { show: {} } : call;
+  return turn.previous_bet === null ? call : { fold: {} };
+}
+
+// ---------------------------------------------------------------- the services
+
+function sekaService() {
+  return {
+    Hello(call, callback) {
+      const hello = call.request;
+      if (hello.protocol_version !== PROTOCOL_VERSION) log(`the arena speaks ${hello.protocol_version}`);
+      log(`session ${hello.session_id}: seat ${hello.seat} of ${hello.table ? hello.table.seats : '?'}`);
+      callback(null, { name: 'js-threshold', version: '1.0', protocol_version: PROTOCOL_VERSION });
+    },
+    Act(call, callback) {
+      try {
+        callback(null, decide(call.request));
+      } catch (error) {
+        log('Act failed:', error);
+        callback({ code: grpc.status.INTERNAL, details: `Act: ${error}` });
+      }
+    },
+    Svara(call, callback) {
+      callback(null, { accept: false });
+    },
+    Notify(call, callback) {
+      const notice = call.request;
+      if (notice.notice === 'session_end') log(`session over: winners ${notice.session_end.winners}`);
+      callback(null, {});
+    },
+  };
+}
+
+// grpc.health.v1.Health: Check answers at once; Watch sends the status now and on every change.
+function healthService(statuses, watchers) {
+  return {
+    Check(call, callback) {
+      const status = statuses.get(call.request.service);
+      if (status === undefined) callback({ code: grpc.status.NOT_FOUND, details: 'unknown service' });
+      else callback(null, { status });
+    },
+    Watch(call) {
+      const service = call.request.service;
+      call.write({ status: statuses.get(service) || 'SERVICE_UNKNOWN' });
+      const watcher = { service, call };
+      watchers.add(watcher);
+      call.on('cancelled', () => watchers.delete(watcher));
+      call.on('close', () => watchers.delete(watcher));
+    },
+  };
+}
+
+function setStatus(statuses, watchers, status) {
+  for (const service of statuses.keys()) statuses.set(service, status);
+  for (const { service, call } of watchers) call.write({ status: statuses.get(service) });
+}
+
+// ---------------------------------------------------------------- launch
+
+function addressFromArgs(argv, env) {
+  for (let i = 0; i < argv.length; i += 1) {
+    if (argv[i] === '--address' && i + 1 < argv.length) return argv[i + 1];
+    if (argv[i].startsWith('--address=')) return argv[i].slice('--address='.length);
+  }
+  return env.SEKA_BOT_ADDRESS || null;
+}
+
+function main() {
+  const address = addressFromArgs(process.argv.slice(2), process.env);
+  if (!address) {
+    log('no address to listen on: set SEKA_BOT_ADDRESS or pass --address ADDR');
+    process.exit(2);
+  }
+  const definition = protoLoader.loadSync(['seka/v1/seka.proto', 'grpc/health/v1/health.proto'], LOAD_OPTIONS);
+  const loaded = grpc.loadPackageDefinition(definition);
+  const statuses = new Map([['', 'NOT_SERVING'], [SEKA_SERVICE, 'NOT_SERVING']]);
+  const watchers = new Set();
+  const server = new grpc.Server();
+  server.addService(loaded.seka.v1.SekaBot.service, sekaService());
+  server.addService(loaded.grpc.health.v1.Health.service, healthService(statuses, watchers));
+  server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error) => {
+    if (error) {
+      log(`cannot listen on ${address}: ${error.message}`);
+      process.exit(1);
+    }
+    setStatus(statuses, watchers, 'SERVING');
+    log(`serving ${PROTOCOL_VERSION} on ${address}`);
+  });
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping');
+    setStatus(statuses, watchers, 'NOT_SERVING');
+    for (const { call } of watchers) call.end();
+    const force = setTimeout(() => server.forceShutdown(), 1000);
+    force.unref();
+    server.tryShutdown(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+if (require.main === module) main();
+
+module.exports = { handStrength, decide, addressFromArgs };

@@ -1,0 +1,60 @@
+"""A bot that plays a uniformly random legal action: a baseline and a fuzzer for the arena.
+
+Each turn it picks fold, bet or (when allowed) show with equal chance; a bet's amount is drawn
+uniformly from the whole numbers between the bounds (plus the lower bound itself when that is a
+fraction). It accepts a svara offer with probability one half.
+
+Seed it for reproducible play with `--seed S` or the environment variable SEKA_BOT_SEED;
+unseeded it draws from the system's entropy.
+
+    SEKA_BOT_ADDRESS=unix:/tmp/random.sock python sample_bots/random_bot.py --seed 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+
+from arena.sdk import Action, Amount, Bet, Bot, Fold, Show, SvaraOffer, Turn, run
+
+
+def bet_amounts(low: Amount, high: Amount) -> list[Amount]:
+    """The amounts a random bet chooses from: every whole number in [low, high], and low itself."""
+    amounts: list[Amount] = list(range(math.ceil(low), math.floor(high) + 1))
+    if low not in amounts:
+        amounts.insert(0, low)
+    return amounts
+
+
+class RandomBot(Bot):
+    name = "random"
+    version = "1.0"
+
+    def __init__(self, seed: str | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, turn: Turn) -> Action:
+        kinds = ["fold", "bet", "show"] if turn.can_show else ["fold", "bet"]
+        kind = self.rng.choice(kinds)
+        if kind == "fold":
+            return Fold()
+        if kind == "show":
+            return Show()
+        return Bet(self.rng.choice(bet_amounts(turn.min_bet, turn.max_bet)))
+
+    def svara(self, offer: SvaraOffer) -> bool:
+        return self.rng.random() < 0.5
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", default=os.environ.get("SEKA_BOT_SEED"), help="seed for reproducible play")
+    parser.add_argument("--address", help="where to listen (default: $SEKA_BOT_ADDRESS)")
+    args = parser.parse_args()
+    run(RandomBot(args.seed), address=args.address)
+
+
+if __name__ == "__main__":
+    main()
