@@ -17,6 +17,8 @@ from ._outcome import SessionOutcome as SessionOutcome
 from ._sequential import sequential_elo as sequential_elo
 from ._sprt import Sprt as Sprt
 from ._sprt import pair_score as pair_score
+from ._standings import Standing as Standing
+from ._standings import standings as standings
 
 __all__ = [
     "ELO_PER_NAT",
@@ -25,9 +27,11 @@ __all__ = [
     "RatingError",
     "SessionOutcome",
     "Sprt",
+    "Standing",
     "bootstrap",
     "bradley_terry",
     "chip_rate",
     "pair_score",
     "sequential_elo",
+    "standings",
 ]

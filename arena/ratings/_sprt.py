@@ -15,7 +15,7 @@ _EMPTY_CLASS = 1e-3
 
 def _score_of(elo: float) -> float:
     # The expected score of a bot `elo` points stronger, on the logistic (400-point) scale.
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def pair_score(balances_a_first: Sequence[Fraction | int], balances_a_second: Sequence[Fraction | int]) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Callable
 from fractions import Fraction
 
 import pytest
@@ -27,7 +28,7 @@ def _sessions_from_wins() -> list[SessionOutcome]:
     return sessions
 
 
-def _ascend(loglik, bots: list[str]) -> dict[str, float]:
+def _ascend(loglik: Callable[[list[float]], float], bots: list[str]) -> dict[str, float]:
     # A generic maximiser, independent of the library: gradient ascent with central-difference
     # derivatives on the log-likelihood as written, in Elo units, then centred on 1500.
     r = [0.0] * len(bots)

@@ -60,7 +60,7 @@ def test_a_bot_missing_from_a_resample_is_skipped_there() -> None:
     sessions = [SessionOutcome(("a", "b"), (1, -1), f"s{n}") for n in range(20)]
     sessions.append(SessionOutcome(("a", "rare"), (-2, 2), "once"))
     stats = chip_rate(sessions, resamples=200)
-    assert (stats["rare"].chip_rate, stats["rare"].ci_low, stats["rare"].ci_high) == (2, 2.0, 2.0)
+    assert (stats["rare"].chip_rate, stats["rare"].ci_low, stats["rare"].ci_high) == (Fraction(2), 2.0, 2.0)
 
 
 def test_bad_options_are_errors() -> None:
