@@ -140,7 +140,7 @@ class BotServer:
         for service in ("", SERVICE_NAME):
             self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
 
-    def stop(self, grace: float | None = 1.0) -> None:
+    def stop(self, grace: float | None = 0.5) -> None:
         """Report NOT_SERVING, let calls in flight finish for `grace` seconds, then stop."""
         self._health.enter_graceful_shutdown()
         self._server.stop(grace).wait()
@@ -208,6 +208,7 @@ def run(bot: Bot, *, argv: Sequence[str] | None = None, address: str | None = No
             pass
         LOGGER.info("stopping")
     finally:
-        server.stop(grace=1.0)
+        # Well inside the arena's one second between SIGTERM and SIGKILL.
+        server.stop(grace=0.5)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
