@@ -1,0 +1,108 @@
+"""A bot built on the Python SDK that misbehaves on purpose, one way per `--mode`.
+
+It calls like `sample_bots/call_bot.py` (pays the least allowed amount, accepts every svara)
+except where its mode says otherwise:
+
+    hang               sleeps forever in every Act and Svara
+    crash              exits with os._exit(7) during its `--at`-th Act (default 3)
+    illegal-high       bets max_bet + 1
+    illegal-low        bets below min_bet (0 when min_bet is 1)
+    illegal-show       shows, which needs exactly two players in the deal and a previous bet
+    slow               sleeps `--seconds` in every Act before calling
+    flood              writes `--bytes` to stdout before serving, then plays
+    ignore-term        serves with SIGTERM and SIGINT ignored (so only SIGKILL stops it)
+    grandchild         forks a child that sleeps for a long time, then plays; the child stays in
+                       the bot's process group and writes its pid to `--pid-file`
+    escape             like grandchild, but the child calls setsid() (leaves the group) and keeps
+                       the bot's stdout and stderr open
+
+Every mode writes the bot's own pid to `--pid-file` (when given) once it serves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+from arena.sdk import Action, Bet, Bot, Show, SvaraOffer, Turn, run, serve
+
+
+class FaultyBot(Bot):
+    name = "faulty"
+
+    def __init__(self, mode: str, *, at: int, seconds: float) -> None:
+        self.mode = mode
+        self.at = at
+        self.seconds = seconds
+        self.turns = 0
+
+    def act(self, turn: Turn) -> Action:
+        self.turns += 1
+        if self.mode == "hang":
+            threading.Event().wait()
+        if self.mode == "crash" and self.turns >= self.at:
+            print(f"crashing at turn {self.turns}", file=sys.stderr, flush=True)
+            os._exit(7)
+        if self.mode == "illegal-high":
+            return Bet(turn.max_bet + 1)
+        if self.mode == "illegal-low":
+            return Bet(turn.min_bet - 1)
+        if self.mode == "illegal-show":
+            return Show()
+        if self.mode == "slow":
+            time.sleep(self.seconds)
+        return Bet(turn.min_bet)
+
+    def svara(self, offer: SvaraOffer) -> bool:
+        if self.mode == "hang":
+            threading.Event().wait()
+        return True
+
+
+def _fork_sleeper(pid_file: Path | None, *, escape: bool) -> None:
+    child = os.fork()
+    if child == 0:
+        if escape:
+            os.setsid()
+        if pid_file is not None:
+            pid_file.with_suffix(".child").write_text(str(os.getpid()))
+        time.sleep(60)
+        os._exit(0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", required=True)
+    parser.add_argument("--at", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=0.3)
+    parser.add_argument("--bytes", type=int, default=50_000_000)
+    parser.add_argument("--pid-file", type=Path)
+    args = parser.parse_args()
+    bot = FaultyBot(args.mode, at=args.at, seconds=args.seconds)
+    if args.mode == "flood":
+        chunk = b"x" * 65536
+        left = args.bytes
+        while left > 0:
+            left -= os.write(1, chunk[:left])
+    if args.mode in ("grandchild", "escape"):
+        _fork_sleeper(args.pid_file, escape=args.mode == "escape")
+    if args.mode == "ignore-term":
+        server = serve(bot, os.environ["SEKA_BOT_ADDRESS"])
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if args.pid_file is not None:
+            args.pid_file.write_text(str(os.getpid()))
+        server.wait()
+        return
+    if args.pid_file is not None:
+        args.pid_file.write_text(str(os.getpid()))
+    run(bot, argv=[])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""A bot written against raw grpcio (no SDK) that answers with the wrong bytes, one way per `--mode`.
+
+    garbage        Act and Svara return bytes that are no protobuf message
+    wrong-message  Act returns a serialized HelloReply, Svara a serialized TurnReply
+    empty          Act returns an empty TurnReply (no action chosen)
+    never-ready    serves SekaBot like a caller but never the health service, so it is never ready
+
+Hello and Notify are answered properly in every mode, and the health service reports SERVING
+(except in never-ready), so only the decisions go wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from arena._proto.seka.v1 import seka_pb2 as pb
+
+_GARBAGE = bytes(range(255, 0, -7)) * 3
+
+
+def _act(mode: str) -> Callable[[bytes, Any], bytes]:
+    def act(request: bytes, context: Any) -> bytes:
+        if mode == "garbage":
+            return _GARBAGE
+        if mode == "wrong-message":
+            return pb.HelloReply(name="raw", version="1", protocol_version="seka.v1").SerializeToString()
+        if mode == "empty":
+            return b""
+        turn = pb.TurnRequest.FromString(request)
+        return pb.TurnReply(bet=pb.BetAction(amount=turn.legal.min_bet)).SerializeToString()
+    return act
+
+
+def _svara(mode: str) -> Callable[[bytes, Any], bytes]:
+    def svara(request: bytes, context: Any) -> bytes:
+        if mode == "garbage":
+            return _GARBAGE
+        if mode == "wrong-message":
+            return pb.TurnReply(bet=pb.BetAction(amount=pb.Amount(numerator=3))).SerializeToString()
+        return pb.SvaraReply(accept=True).SerializeToString()
+    return svara
+
+
+def _hello(request: bytes, context: Any) -> bytes:
+    return pb.HelloReply(name="raw", version="1", protocol_version="seka.v1").SerializeToString()
+
+
+def _notify(request: bytes, context: Any) -> bytes:
+    return pb.NoticeReply().SerializeToString()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", required=True)
+    args = parser.parse_args()
+    # No (de)serializers: the handlers read and write raw bytes.
+    handlers = {
+        "Hello": grpc.unary_unary_rpc_method_handler(_hello),
+        "Act": grpc.unary_unary_rpc_method_handler(_act(args.mode)),
+        "Svara": grpc.unary_unary_rpc_method_handler(_svara(args.mode)),
+        "Notify": grpc.unary_unary_rpc_method_handler(_notify),
+    }
+    server = grpc.server(ThreadPoolExecutor(max_workers=4))
+    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("seka.v1.SekaBot", handlers)])
+    if args.mode != "never-ready":
+        status = health.HealthServicer()
+        status.set("", health_pb2.HealthCheckResponse.SERVING)
+        health_pb2_grpc.add_HealthServicer_to_server(status, server)
+    server.add_insecure_port(os.environ["SEKA_BOT_ADDRESS"])
+    server.start()
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
