@@ -19,6 +19,7 @@ from ..engine import (
     Dealt,
     Entered,
     Event,
+    Fault,
     Fold,
     PotWon,
     Revealed,
@@ -34,6 +35,8 @@ from ..engine import (
 from ..protocol import PROTOCOL_VERSION, amount_from_proto, amount_to_proto
 
 _ACTION_KINDS = {"bet": pb.ACTION_KIND_BET, "fold": pb.ACTION_KIND_FOLD, "show": pb.ACTION_KIND_SHOW}
+_FAULTS = {None: pb.FAULT_UNSPECIFIED, Fault.TIMEOUT: pb.FAULT_TIMEOUT, Fault.ILLEGAL: pb.FAULT_ILLEGAL,
+           Fault.MALFORMED: pb.FAULT_MALFORMED, Fault.CRASH: pb.FAULT_CRASH}
 
 
 class MalformedReplyError(ArenaError, ValueError):
@@ -49,7 +52,7 @@ def _seats(bots: Sequence[str]) -> list[pb.Seat]:
 
 
 def _entries(entries: Sequence[Entered]) -> list[pb.SvaraEntry]:
-    return [pb.SvaraEntry(seat=entry.seat, accepted=entry.accepted) for entry in entries]
+    return [pb.SvaraEntry(seat=entry.seat, accepted=entry.accepted, fault=_FAULTS[entry.fault]) for entry in entries]
 
 
 def hello_request(rules: Rules, *, seats: int, seat: int, session_id: str, decision_ms: int, time_bank_ms: int,
@@ -79,7 +82,8 @@ def turn_request(view: TurnView, *, session_id: str) -> pb.TurnRequest:
         in_deal=view.in_deal,
         pot=amount_to_proto(view.pot),
         balances=_amounts(view.balances),
-        actions=[pb.PublicAction(seat=action.seat, kind=_ACTION_KINDS[action.kind], amount=amount_to_proto(action.amount))
+        actions=[pb.PublicAction(seat=action.seat, kind=_ACTION_KINDS[action.kind],
+                                 amount=amount_to_proto(action.amount), fault=_FAULTS[action.fault])
                  for action in view.actions],
         svaras=[pb.SvaraRound(frozen_pot=amount_to_proto(svara.declared.frozen_pot),
                               price=amount_to_proto(svara.declared.price), tied=svara.declared.tied,

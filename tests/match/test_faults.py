@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from google.protobuf import text_format
 
+from arena._proto.seka.v1 import seka_pb2 as pb
 from arena.engine import Rules, Shuffler, parse_cards, seeded_shuffler, stacked_shuffler
 from arena.history import history_text
 from arena.match import SessionResult, run_session
@@ -143,3 +145,22 @@ async def test_a_faulty_bot_declines_its_svara_offer_with_the_fault_recorded(
     assert_clean(result, [0, 1])
     assert history_text(result.events).count('"fault"') == 2
 
+
+async def test_the_other_bots_are_told_why_the_arena_folded_or_declined(tmp_path: Path) -> None:
+    # The proto promises that "the other bots see the reason": the fault travels in every later
+    # TurnRequest's actions (this deal) and svara entries (this pot), and in later SvaraOffers.
+    record = tmp_path / "seat0.txt"
+    rules = SHORT.with_table(pots_per_session=1, max_actions=6)
+    specs = [spec("recorder", "recording_bot.py", "--record", str(record), "--play", "call", limit=RELAXED),
+             caller("b"), spec("hang", "faulty_bot.py", "--mode", "hang")]
+    result = await play(rules, specs, tmp_path, shuffler=_tied_shuffler(rules))
+    assert [record["fault"] for record in records(result.events) if "fault" in record] == ["timeout", "timeout"]
+    turns = [text_format.Parse(line.removeprefix("Act "), pb.TurnRequest())
+             for line in record.read_text().splitlines() if line.startswith("Act ")]
+    folds = [action for turn in turns if turn.replay == 0 for action in turn.actions if action.seat == 2]
+    assert folds and all(action.kind == pb.ACTION_KIND_FOLD and action.fault == pb.FAULT_TIMEOUT for action in folds)
+    replays = [turn for turn in turns if turn.replay == 1]
+    assert replays
+    for turn in replays:
+        assert [(entry.seat, entry.accepted, entry.fault) for entry in turn.svaras[0].entries] == [
+            (2, False, pb.FAULT_TIMEOUT)]
