@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from fractions import Fraction
 
 from .._proto.seka.v1 import seka_pb2 as pb
-from ..engine import Action, Amount, Bet, Fold, LegalActions, Show, exact
+from ..engine import Action, Amount, Bet, Fold, LegalActions, Show
+from ..protocol import amount_from_proto, amount_to_proto
 from ._types import (
     Deal,
     Hello,
@@ -27,32 +27,6 @@ _ACTION_KINDS = {pb.ACTION_KIND_BET: "bet", pb.ACTION_KIND_FOLD: "fold", pb.ACTI
 _FAULTS = {pb.FAULT_TIMEOUT: "timeout", pb.FAULT_ILLEGAL: "illegal", pb.FAULT_MALFORMED: "malformed",
            pb.FAULT_CRASH: "crash"}
 _SHOWDOWN_KINDS = {pb.SHOWDOWN_KIND_HEADS_UP: "heads_up", pb.SHOWDOWN_KIND_ACTION_CAP: "action_cap"}
-
-
-def amount_from_proto(message: pb.Amount) -> Amount:
-    """The exact value of an `Amount`; a denominator of 0 means 1, a negative one is malformed.
-
-    >>> amount_from_proto(pb.Amount(numerator=15, denominator=2)), amount_from_proto(pb.Amount(numerator=4))
-    (Fraction(15, 2), 4)
-    """
-    denominator = message.denominator or 1
-    if denominator < 0:
-        raise ValueError(f"an amount's denominator cannot be negative: {message.numerator}/{message.denominator}")
-    return exact(Fraction(message.numerator, denominator))
-
-
-def amount_to_proto(value: Amount) -> pb.Amount:
-    """An exact amount as an `Amount` message in lowest terms.
-
-    >>> amount_to_proto(Fraction(15, 2))
-    numerator: 15
-    denominator: 2
-    <BLANKLINE>
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
-        raise TypeError(f"an amount is an int or a fractions.Fraction, not {value!r}")
-    value = Fraction(value)
-    return pb.Amount(numerator=value.numerator, denominator=value.denominator)
 
 
 def _amounts(messages: Iterable[pb.Amount]) -> tuple[Amount, ...]:

@@ -19,24 +19,18 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from .._proto.seka.v1 import seka_pb2 as pb
 from .._proto.seka.v1 import seka_pb2_grpc as pb_grpc
-from ..engine import Bet, Show
+from ..engine import ArenaError, Bet, Show
+from ..protocol import ADDRESS_ENV, PROTOCOL_VERSION, SERVICE_NAME
 from ._bot import Bot
 from ._convert import action_to_proto, hello_from_proto, notice_from_proto, svara_offer_from_proto, turn_from_proto
 from ._types import Deal, PotResult, SessionEnd, Showdown
 
 LOGGER = logging.getLogger("arena.sdk")
 
-PROTOCOL_VERSION = "seka.v1"
-"""The protocol this SDK speaks."""
-SERVICE_NAME = pb.DESCRIPTOR.services_by_name["SekaBot"].full_name
-"""`"seka.v1.SekaBot"`: the health service reports SERVING for it and for `""` once ready."""
-ADDRESS_ENV = "SEKA_BOT_ADDRESS"
-"""The environment variable holding the address to listen on (`--address` wins over it)."""
-
 _T = TypeVar("_T")
 
 
-class BotServerError(RuntimeError):
+class BotServerError(ArenaError, RuntimeError):
     """The bot could not start serving (for example, the address is taken or malformed)."""
 
 
