@@ -166,13 +166,6 @@ def pot_nets(events: Sequence[Event], seats: int) -> dict[int, list[Amount]]:
 
 # ------------------------------------------------------------------ the referee
 
-@dataclass
-class _Pending:
-    kind: str
-    """What must come next: `new_pot`, `turn`, `showdown`, `reveal`, `pot_won`, `svara`, `offer`,
-    `replay_deal`, `session_end`, `done`."""
-
-
 class Referee:
     """Re-reads an event stream with its own bookkeeping, written from the rule text.
 
@@ -189,6 +182,8 @@ class Referee:
         self.read = 0
         self.seats = 0
         self.expect = "session_start"
+        """What must come next: session_start, new_pot, turn, showdown, reveal, pot_won, svara, offer,
+        replay_deal, session_end, done."""
         self.balances: list[Amount] = []
         self.pot: Amount = 0
         self.resolved = 0
