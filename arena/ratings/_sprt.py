@@ -8,9 +8,9 @@ from fractions import Fraction
 
 from ._outcome import RatingError
 
-# Fishtest's regularisation: an empty outcome class counts as this many results, so the variance
-# is never zero (all wins, or all draws) and the LLR stays finite.
-_EMPTY_CLASS = 1e-3
+# Half a pseudo-result in each class (win, draw, loss), a Jeffreys-style prior: the variance is never
+# zero, one lucky result cannot decide, and an unbroken run of wins still ends the test.
+_PSEUDO_RESULTS = 0.5
 
 
 def _score_of(elo: float) -> float:
@@ -40,9 +40,10 @@ class Sprt:
 
     The log-likelihood ratio is Fishtest's trinomial approximation
     `N (s1 - s0) (2 m - s0 - s1) / (2 v)`, where m and v are the mean and variance of the scores
-    so far and s0, s1 the expected scores at elo0 and elo1. The LLR stays 0 until the bot has both
-    won and lost (the variance is unknown before); an empty draw class counts as 0.001 draws.
-    Stop at the first decision: `decision` follows the current LLR.
+    so far and s0, s1 the expected scores at elo0 and elo1. Every class (win, draw, loss) starts
+    with half a pseudo-result, so the variance is never zero: a single win cannot accept H1, yet
+    a bot that wins every pair is accepted after a handful. Stop at the first decision:
+    `decision` follows the current LLR.
 
     >>> test = Sprt(0, 10)
     >>> for score in [1] * 10 + [0.5] * 4 + [0] * 6:
@@ -106,15 +107,10 @@ class Sprt:
 
     @property
     def llr(self) -> float:
-        """The approximate generalised log-likelihood ratio of H1 over H0 (0 until a win and a loss)."""
-        # The approximation needs an estimate of the variance: before the bot has both won and
-        # lost, one or two results would give a variance near zero and an absurd LLR (a single
-        # win would accept H1). Like cutechess, wait; unlike it, do not wait for a draw (draws
-        # are rare in Seka) but regularise an empty draw class as Fishtest does.
-        if not (self.wins and self.losses):
+        """The approximate generalised log-likelihood ratio of H1 over H0 (0 before any result)."""
+        if not self.games:
             return 0.0
-        wins, draws, losses = (float(count) if count else _EMPTY_CLASS
-                               for count in (self.wins, self.draws, self.losses))
+        wins, draws, losses = (count + _PSEUDO_RESULTS for count in (self.wins, self.draws, self.losses))
         n = wins + draws + losses
         mean = (wins + draws / 2) / n
         variance = (wins + draws / 4) / n - mean * mean
