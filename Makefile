@@ -8,7 +8,7 @@ JS_BOT := sample_bots/js_bot
 .PHONY: demo test setup proto clean
 
 demo: $(STAMP)
-	$(BIN)/seka-arena demo
+	$(BIN)/seka-arena run tournaments/demo.yaml
 
 test: $(STAMP) $(JS_BOT)/node_modules/.installed
 	$(BIN)/python -m pytest

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import secrets
 import shlex
@@ -12,13 +13,20 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import trio
+from rich.console import Console
+from rich.table import Table
 
 from .checkbot import run_check_bot
 from .engine import GEORGIAN, ArenaError, Event, SessionState
 from .history import write_history
 from .match import run_session
 from .policies import RandomPolicy, ThresholdPolicy, play_in_process
+from .ratings import Sprt
 from .replay import describe_event, replay_file
+from .storage import Store
+from .tournament import TournamentRunner, load_config, plan, write_results
+from .tournament._display import LiveProgress, crosstable_table, standings_table
+from .tournament._sprt import PairResult, run_sprt
 from .transport import BotSpec, Limit, is_address, with_our_python
 
 
@@ -140,6 +148,107 @@ def _check_bot(args: argparse.Namespace) -> int:
     return 0 if passed else 1
 
 
+def _run(args: argparse.Namespace) -> int:
+    """Run (or resume) a tournament from its YAML file, with live progress, then print the standings.
+
+    Writes results/<tournament>/ under --out: tournament.sqlite, standings.json, crosstable.csv,
+    histories/ and logs/. Running the same command again after an interruption resumes it.
+    Example: seka-arena run tournaments/demo.yaml
+    """
+    console = _console()
+    runner = TournamentRunner.from_file(args.tournament, out=Path(args.out))
+    try:
+        config = runner.config
+        console.print(f"Tournament [bold]{config.name}[/]: {len(runner.plan)} sessions of {config.rules.pots_per_session} "
+                      f"pots, {len(config.participants)} bots, tables of {config.table_size}, "
+                      f"{'duplicate' if config.duplicate else 'independent'} deals, {config.concurrency} at a time")
+        console.print(f"Seed commitment (SHA-256 of the secret): {runner.commitment}", highlight=False)
+        with LiveProgress(console, config.name) as live:
+            complete = trio.run(lambda: runner.run(on_progress=live.update))
+        path = runner.write_results()
+    finally:
+        runner.close()
+    _print_results(console, path)
+    if not complete:
+        console.print("Not every session finished: run the same command again to resume.")
+        return 1
+    return 0
+
+
+def _console() -> Console:
+    # Tables need more than the 80 columns rich assumes when output is not a terminal.
+    return Console() if sys.stdout.isatty() else Console(width=140)
+
+
+def _print_results(console: Console, standings_path: Path) -> None:
+    document = json.loads(standings_path.read_text(encoding="utf-8"))
+    console.print(standings_table(document))
+    console.print(crosstable_table((standings_path.parent / "crosstable.csv").read_text(encoding="utf-8")))
+    secret = document["secret"]
+    console.print(f"Seed commitment {document['seed_commitment']}; "
+                  + (f"secret revealed: {secret}" if secret else "secret kept until the tournament ends"),
+                  highlight=False)
+    console.print(f"Results: {standings_path.parent}")
+
+
+def _schedule(args: argparse.Namespace) -> int:
+    """Print the sessions a tournament file plans, without playing them.
+
+    Example: seka-arena schedule tournaments/demo.yaml
+    """
+    config = load_config(args.tournament)
+    table = Table(title=f"{config.name}: {len(plan(config))} sessions")
+    for header in ("session", "block", "mirror", *[f"seat {seat}" for seat in range(config.table_size)]):
+        table.add_column(header)
+    for session in plan(config):
+        table.add_row(session.id, session.block, str(session.mirror), *session.table)
+    _console().print(table)
+    return 0
+
+
+def _ratings(args: argparse.Namespace) -> int:
+    """Recompute the standings and crosstable of a tournament from its stored results.
+
+    Example: seka-arena ratings results/demo
+    """
+    directory = Path(args.results)
+    database = directory / "tournament.sqlite" if directory.is_dir() else directory
+    if not database.exists():
+        raise ArenaError(f"no tournament results at {database}")
+    with Store.open(database) as store:
+        path = write_results(store, database.parent)
+    _print_results(_console(), path)
+    return 0
+
+
+def _sprt(args: argparse.Namespace) -> int:
+    """Play a new bot against an old one in heads-up duplicate pairs until an SPRT decides.
+
+    H0: the new bot is elo0 stronger; H1: it is elo1 stronger. Each pair plays the same cards twice
+    with the seats swapped and scores 1, 1/2 or 0 for the new bot's net chips.
+    Example: seka-arena sprt "python3 sample_bots/strong_bot.py" "python3 sample_bots/threshold_bot.py" --elo1 50
+    """
+    limit = Limit(decision=args.decision_ms / 1000)
+    new, old = bot_specs([args.new, args.old], limit=limit)
+    sprt = Sprt(args.elo0, args.elo1, alpha=args.alpha, beta=args.beta)
+    seed = args.seed if args.seed is not None else secrets.token_hex(8)
+    out = Path(args.out) / f"sprt-{seed}"
+    print(f"SPRT {new.name} vs {old.name}: H0 elo {args.elo0:g}, H1 elo {args.elo1:g}, alpha {args.alpha:g}, "
+          f"beta {args.beta:g}; bounds {sprt.lower:.3f} .. {sprt.upper:.3f}; seed {seed}")
+
+    def report(pair: PairResult, test: Sprt) -> None:
+        print(f"pair {pair.number:4d}: score {pair.score:g} (chips {pair.chips}); "
+              f"W-D-L {test.wins}-{test.draws}-{test.losses}, LLR {test.llr:+.3f}", flush=True)
+
+    trio.run(lambda: run_sprt(new, old, rules=GEORGIAN, sprt=sprt, seed=seed, max_pairs=args.max_pairs,
+                              concurrency=args.concurrency, out=out, on_pair=report))
+    verdict = {"H1": f"H1 accepted: {new.name} is at least {args.elo1:g} Elo stronger",
+               "H0": f"H0 accepted: {new.name} is not {args.elo1:g} Elo stronger",
+               None: f"no decision after {sprt.games} pairs (cap {args.max_pairs})"}[sprt.decision]
+    print(f"{verdict}. Histories: {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="seka-arena", description="A tournament arena for Seka bots.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -168,6 +277,33 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--logs", help="folder for the bot's stdout/stderr logs (default: a new temporary one)")
     check.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command that starts the bot")
     check.set_defaults(run=_check_bot)
+
+    run = commands.add_parser("run", help="run or resume a tournament", description=_run.__doc__)
+    run.add_argument("tournament", help="the tournament's YAML file")
+    run.add_argument("--out", default=".", help="folder under which results/<tournament>/ is written (default: current)")
+    run.set_defaults(run=_run)
+
+    schedule = commands.add_parser("schedule", help="print a tournament's planned sessions", description=_schedule.__doc__)
+    schedule.add_argument("tournament", help="the tournament's YAML file")
+    schedule.set_defaults(run=_schedule)
+
+    ratings = commands.add_parser("ratings", help="recompute standings from stored results", description=_ratings.__doc__)
+    ratings.add_argument("results", help="results/<tournament> folder (or its tournament.sqlite)")
+    ratings.set_defaults(run=_ratings)
+
+    sprt = commands.add_parser("sprt", help="SPRT of a new bot against an old one", description=_sprt.__doc__)
+    sprt.add_argument("new", help="the new bot: command or address")
+    sprt.add_argument("old", help="the old bot: command or address")
+    sprt.add_argument("--elo0", type=float, default=0.0, help="Elo difference under H0 (default 0)")
+    sprt.add_argument("--elo1", type=float, default=20.0, help="Elo difference under H1 (default 20)")
+    sprt.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (default 0.05)")
+    sprt.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default 0.05)")
+    sprt.add_argument("--max-pairs", type=int, default=500, help="stop after this many pairs (default 500)")
+    sprt.add_argument("--concurrency", type=int, default=4, help="pairs in flight (default 4)")
+    sprt.add_argument("--decision-ms", type=int, default=1000, help="time per decision (default 1000)")
+    sprt.add_argument("--seed", help="seed of the pairs' deals (default: random, printed)")
+    sprt.add_argument("--out", default=".", help="folder for histories and logs (default: current)")
+    sprt.set_defaults(run=_sprt)
 
     replay = commands.add_parser("replay", help="re-check a hand history against the rules", description=_replay.__doc__)
     replay.add_argument("history", help="a .jsonl hand history")

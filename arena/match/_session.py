@@ -101,23 +101,28 @@ async def play_session(
     seed: str,
     session_id: str,
     shuffler: Shuffler | None = None,
+    public_id: str | None = None,
     on_events: Callable[[SessionState, Sequence[Event]], None] | None = None,
 ) -> SessionResult:
-    """Play a whole session among connected bots, seat i played by `bots[i]`."""
+    """Play a whole session among connected bots, seat i played by `bots[i]`.
+
+    `session_id` names the session in the history; bots are told `public_id` (default: the same).
+    """
     state = SessionState(rules, bots=[bot.name for bot in bots], seed=seed, session=session_id, shuffler=shuffler)
+    told_id = session_id if public_id is None else public_id
     for bot in bots:
         if bot.dead is not None:
             bot.telemetry.faults[bot.dead.kind.value] += 1
-    await _hello(bots, rules, session_id)
+    await _hello(bots, rules, told_id)
     events: Sequence[Event] = list(state.events)
     while True:
         if on_events is not None:
             on_events(state, events)
-        await _notify(bots, state, events, session_id)
+        await _notify(bots, state, events, told_id)
         if state.is_finished:
             break
         assert state.to_act is not None
-        events, _ = await _decide(bots[state.to_act], state, session_id)
+        events, _ = await _decide(bots[state.to_act], state, told_id)
     end = state.events[-1]
     return SessionResult(
         session_id=session_id,
@@ -138,6 +143,7 @@ async def run_session(
     session_id: str,
     log_dir: Path,
     shuffler: Shuffler | None = None,
+    public_id: str | None = None,
     on_events: Callable[[SessionState, Sequence[Event]], None] | None = None,
 ) -> SessionResult:
     """Launch (or connect to) every bot afresh, play one session, and stop them all."""
@@ -160,6 +166,7 @@ async def run_session(
                     seat, connection = await ready_receive.receive()
                     bots[seat] = connection
                 return await play_session(rules, [bots[seat] for seat in range(len(specs))], seed=seed,
-                                          session_id=session_id, shuffler=shuffler, on_events=on_events)
+                                          session_id=session_id, shuffler=shuffler, public_id=public_id,
+                                          on_events=on_events)
             finally:
                 done.set()

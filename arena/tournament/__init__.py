@@ -1,4 +1,4 @@
-"""Tournaments: definitions read from YAML, and schedules of duplicate-dealt sessions (both pure)."""
+"""Tournaments: YAML definitions and schedules (pure), and the resumable trio runner that plays them."""
 
 from __future__ import annotations
 
@@ -17,5 +17,9 @@ from ._schedule import commitment as commitment
 from ._schedule import mirrors as mirrors
 from ._schedule import plan as plan
 from ._schedule import tables as tables
+from ._runner import Progress as Progress
+from ._runner import TournamentRunner as TournamentRunner
+from ._runner import results_dir as results_dir
+from ._runner import write_results as write_results
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

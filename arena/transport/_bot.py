@@ -89,6 +89,8 @@ class BotSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     limit: Limit = Limit()
     process: ProcessLimits = ProcessLimits()
+    disabled: str | None = None
+    """Why this bot is not to be started at all; it then folds every turn as crashed."""
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.address is None):
@@ -241,6 +243,14 @@ async def open_bot(spec: BotSpec, *, log_dir: Path, socket_dir: Path) -> AsyncIt
 
     A bot that fails to start is still yielded, with `dead` set, so a session can go on without it.
     """
+    if spec.disabled is not None:
+        connection = BotConnection(spec, "unix:/nonexistent", None)
+        connection.dead = BotFault(Fault.CRASH, spec.disabled)
+        try:
+            yield connection
+        finally:
+            connection.close()
+        return
     async with trio.open_nursery() as nursery:
         process = None
         address = spec.address

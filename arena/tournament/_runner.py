@@ -1,0 +1,254 @@
+"""Running a tournament: the planned sessions in flight under a limit, each result stored as it ends.
+
+Theory of operation: the store is the source of truth. Starting (or restarting) a run loads the
+definition, stores it with the secret's commitment on the first run (or reads the stored secret
+on a resume), stores the plan, and plays every session that is not finished yet: a session that
+was running when the arena died is played again from its start. A session's history file is
+written atomically before its result row, and the result row is one transaction, so an
+interruption at any moment loses at most the sessions in flight. When every session is finished
+the secret is revealed and the standings are written.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import hmac
+import io
+import json
+import os
+import signal
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..engine import Amount, ArenaError, format_amount
+from ..history import write_history
+from ..match import SessionResult, run_session
+from ..ratings import SessionOutcome, Standing, standings
+from ..storage import SessionRecord, Store
+from ..transport import BotSpec, Limit, ProcessLimits
+from ._config import Isolation, Participant, TournamentConfig, load_config
+from ._schedule import PlannedSession, commitment, plan
+
+RESAMPLES = 1000
+"""Bootstrap resamples behind every interval in the standings."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the runner tells its display after each finished session."""
+
+    done: int
+    total: int
+    faults: int
+    last: SessionRecord | None
+
+
+def results_dir(out: Path, name: str) -> Path:
+    """Where a tournament's store, standings, crosstable, histories and logs live."""
+    return out / "results" / name
+
+
+def bot_spec(participant: Participant, isolation: Isolation) -> BotSpec:
+    """The transport's view of a participant: how to reach it and what it is allowed."""
+    limits = participant.limits
+    limit = Limit(decision=limits.decision_ms / 1000, time_bank=limits.time_bank_ms / 1000,
+                  start=limits.start_ms / 1000)
+    process = ProcessLimits(cpu_seconds=limits.cpu_seconds, memory_mb=limits.memory_mb,
+                            open_files=limits.open_files)
+    return BotSpec(name=participant.name, command=participant.command, address=participant.address,
+                   cwd=str(participant.cwd) if participant.cwd else None, env=dict(participant.env), limit=limit,
+                   process=process)
+
+
+def public_session_id(secret: str, session_id: str) -> str:
+    """The id bots see: opaque, so that nothing sent to a bot tells which sessions share a block."""
+    return hmac.new(secret.encode(), f"session|{session_id}".encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def _faults_by_bot(result: SessionResult) -> dict[str, dict[str, int]]:
+    return {seat.bot: dict(seat.telemetry["faults"]) for seat in result.seats}
+
+
+def _outcome(record: SessionRecord) -> SessionOutcome:
+    assert record.balances is not None
+    faults = {bot: sum(kinds.values()) for bot, kinds in (record.faults or {}).items()}
+    return SessionOutcome(record.table, tuple(record.balances[bot] for bot in record.table), record.block,
+                          faults=faults)
+
+
+class TournamentRunner:
+    """One tournament's run from its YAML file to its standings, resumable at any point."""
+
+    def __init__(self, config: TournamentConfig, *, out: Path) -> None:
+        self.directory = results_dir(out, config.name)
+        self.store = Store.open(self.directory / "tournament.sqlite")
+        record = self.store.init_tournament(name=config.name, definition=config.source, secret=config.seed,
+                                            commitment=commitment(config.seed))
+        self.commitment = record.commitment
+        self.config = config.with_seed(record.secret)
+        self.plan: list[PlannedSession] = plan(self.config)
+        self.store.record_plan(self.plan)
+        self.specs = {participant.name: bot_spec(participant, self.config.isolation)
+                      for participant in self.config.participants}
+        self._crashed: set[str] = set()
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], *, out: Path) -> TournamentRunner:
+        return cls(load_config(path), out=out)
+
+    def close(self) -> None:
+        self.store.close()
+
+    async def run(self, *, on_progress: Callable[[Progress], None] = lambda progress: None) -> bool:
+        """Play every unfinished session; True when the tournament is complete.
+
+        SIGTERM is handled like Ctrl-C: sessions in flight are abandoned (their bots stopped) and
+        will be replayed from their start by the next run.
+        """
+        todo = sorted(self.store.unfinished(), key=lambda record: record.index)
+        finished = len(self.plan) - len(todo)
+        faults = sum(sum(kinds.values()) for record in self.store.finished_results()
+                     for kinds in (record.faults or {}).values())
+        on_progress(Progress(finished, len(self.plan), faults, None))
+        limiter = trio.Semaphore(self.config.concurrency)
+
+        async def play(record: SessionRecord) -> None:
+            nonlocal finished, faults
+            async with limiter:
+                result = await self._play(record)
+            finished += 1
+            faults += sum(sum(kinds.values()) for kinds in _faults_by_bot(result).values())
+            on_progress(Progress(finished, len(self.plan), faults, self.store.session(record.id)))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._cancel_on_sigterm, nursery.cancel_scope)
+            async with trio.open_nursery() as sessions:
+                for record in todo:
+                    sessions.start_soon(play, record)
+            nursery.cancel_scope.cancel()
+        return finished == len(self.plan)
+
+    async def _cancel_on_sigterm(self, scope: trio.CancelScope) -> None:
+        with trio.open_signal_receiver(signal.SIGTERM) as signals:
+            async for _ in signals:
+                scope.cancel()
+                raise KeyboardInterrupt
+
+    async def _play(self, record: SessionRecord) -> SessionResult:
+        await trio.to_thread.run_sync(self.store.mark_running, record.id)
+        specs = [self._spec_for(name) for name in record.table]
+        result = await run_session(
+            self.config.rules, specs, seed=record.seed, session_id=record.id,
+            public_id=public_session_id(self.config.seed, record.id),
+            log_dir=self.directory / "logs" / record.id)
+        history = write_history(self.directory / "histories" / f"{record.id}.jsonl", result.events)
+        for seat in result.seats:
+            if seat.dead is not None and seat.dead.startswith("crash"):
+                self._crashed.add(seat.bot)
+        balances = {record.table[seat]: balance for seat, balance in enumerate(result.balances)}
+        telemetry = {seat.bot: seat.telemetry for seat in result.seats}
+        await trio.to_thread.run_sync(lambda: self.store.record_result(
+            record.id, balances, [record.table[seat] for seat in result.winners], faults=_faults_by_bot(result),
+            telemetry=telemetry, history_path=os.path.relpath(history, self.directory)))
+        return result
+
+    def _spec_for(self, name: str) -> BotSpec:
+        spec = self.specs[name]
+        if name in self._crashed and not self.config.restart_crashed:
+            return BotSpec(name=name, address="unix:/nonexistent", limit=spec.limit,
+                           disabled="crashed in an earlier session and restart_crashed is false")
+        return spec
+
+    # ------------------------------------------------------------ results
+
+    def write_results(self) -> Path:
+        """Compute the standings from storage and write standings.json and crosstable.csv."""
+        return write_results(self.store, self.directory)
+
+
+def write_results(store: Store, directory: Path, *, resamples: int = RESAMPLES) -> Path:
+    """Standings and crosstable from a store's finished sessions; reveals the secret once all are done."""
+    records = store.finished_results()
+    if not records:
+        raise ArenaError(f"{directory}: no finished session to rate yet")
+    complete = not store.unfinished()
+    if complete:
+        store.reveal_secret()
+    tournament = store.tournament()
+    assert tournament is not None
+    rows = standings([_outcome(record) for record in records], resamples=resamples)
+    faults: Counter[str] = Counter()
+    for record in records:
+        for bot, kinds in (record.faults or {}).items():
+            faults[bot] += sum(kinds.values())
+    document: dict[str, Any] = {
+        "tournament": tournament.name,
+        "complete": complete,
+        "sessions": len(records),
+        "seed_commitment": tournament.commitment,
+        "secret": tournament.public_secret,
+        "standings": [_standing_json(row, faults[row.name]) for row in rows],
+    }
+    (directory / "standings.json").write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    (directory / "crosstable.csv").write_text(crosstable_csv(records, [row.name for row in rows]), encoding="utf-8")
+    return directory / "standings.json"
+
+
+def _standing_json(row: Standing, faults: int) -> dict[str, Any]:
+    return {
+        "name": row.name,
+        "rating": round(row.rating, 1),
+        "ci_low": round(row.ci_low, 1),
+        "ci_high": round(row.ci_high, 1),
+        "rank_low": row.rank_low,
+        "rank_high": row.rank_high,
+        "sessions": row.sessions,
+        "wins": row.wins,
+        "win_share": format_amount(row.win_share),
+        "chip_rate": format_amount(row.chip_rate),
+        "chip_rate_float": round(float(row.chip_rate), 4),
+        "chip_ci_low": round(row.chip_ci_low, 4),
+        "chip_ci_high": round(row.chip_ci_high, 4),
+        "faults": faults,
+        "sequential_elo": round(row.sequential_elo, 1),
+        "los": {other: round(value, 4) for other, value in row.los.items()},
+    }
+
+
+def pairwise_scores(records: Sequence[SessionRecord]) -> dict[tuple[str, str], tuple[Fraction, int, Amount]]:
+    """For each ordered pair (a, b): a's score against b (ahead 1, level ½), sessions together, a's chips."""
+    scores: dict[tuple[str, str], list[Any]] = defaultdict(lambda: [Fraction(0), 0, 0])
+    for record in records:
+        assert record.balances is not None
+        for a in record.table:
+            for b in record.table:
+                if a == b:
+                    continue
+                entry = scores[(a, b)]
+                difference = record.balances[a] - record.balances[b]
+                entry[0] += 1 if difference > 0 else Fraction(1, 2) if difference == 0 else 0
+                entry[1] += 1
+                entry[2] += record.balances[a]
+    return {pair: (entry[0], entry[1], entry[2]) for pair, entry in scores.items()}
+
+
+def crosstable_csv(records: Sequence[SessionRecord], names: Sequence[str]) -> str:
+    """Rows and columns in standings order; a cell is the row bot's score against the column bot."""
+    scores = pairwise_scores(records)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["bot", *names])
+    for a in names:
+        cells = []
+        for b in names:
+            score = scores.get((a, b))
+            cells.append("" if score is None else f"{float(score[0]):g}/{score[1]}")
+        writer.writerow([a, *cells])
+    return buffer.getvalue()

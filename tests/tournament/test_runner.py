@@ -1,0 +1,133 @@
+"""Running tournaments end to end: real bot processes, real SQLite, resume after SIGKILL."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.replay import replay_file
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TOURNAMENT = """\
+name: small
+participants:
+  - {name: call, command: python3 sample_bots/call_bot.py, cwd: %(root)s}
+  - {name: threshold, command: python3 sample_bots/threshold_bot.py, cwd: %(root)s}
+  - {name: strong, command: python3 sample_bots/strong_bot.py, cwd: %(root)s}
+table: {pots: %(pots)d}
+table_size: 2
+sessions_per_table: %(blocks)d
+duplicate: true
+seed: fixed-secret
+concurrency: 2
+"""
+
+
+def _write(tmp_path: Path, *, pots: int = 2, blocks: int = 1) -> Path:
+    path = tmp_path / "small.yaml"
+    path.write_text(TOURNAMENT % {"root": ROOT, "pots": pots, "blocks": blocks})
+    return path
+
+
+def test_a_tournament_runs_to_standings_crosstable_and_histories(tmp_path: Path) -> None:
+    definition = _write(tmp_path)
+    assert main(["run", str(definition), "--out", str(tmp_path / "out")]) == 0
+    results = tmp_path / "out" / "results" / "small"
+    standings = json.loads((results / "standings.json").read_text())
+    assert standings["complete"] and standings["sessions"] == 6
+    assert standings["secret"] == "fixed-secret"
+    import hashlib
+    assert standings["seed_commitment"] == hashlib.sha256(b"fixed-secret").hexdigest()
+    rows = standings["standings"]
+    assert {row["name"] for row in rows} == {"call", "threshold", "strong"}
+    for row in rows:
+        assert {"name", "rating", "ci_low", "ci_high", "sessions", "wins", "chip_rate", "faults"} <= row.keys()
+        assert row["ci_low"] <= row["rating"] <= row["ci_high"] and row["sessions"] == 4
+    assert abs(sum(row["rating"] for row in rows) / 3 - 1500) < 0.5
+    crosstable = (results / "crosstable.csv").read_text().splitlines()
+    assert crosstable[0].split(",")[1:] == [row["name"] for row in rows]
+    histories = sorted((results / "histories").glob("*.jsonl"))
+    assert len(histories) == 6
+    for history in histories:
+        replay_file(history)
+    # Duplicate blocks: the two sessions of a block deal the same cards to the same seat slot.
+    def first_deal(session: str) -> dict:
+        return json.loads((results / "histories" / f"{session}.jsonl").read_text().splitlines()[1])
+
+    assert first_deal("s0001")["hands"] == first_deal("s0002")["hands"]
+    assert first_deal("s0001")["hands"] != first_deal("s0003")["hands"]
+
+
+def test_rerunning_a_finished_tournament_plays_nothing_and_ratings_recomputes(tmp_path: Path,
+                                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    definition = _write(tmp_path)
+    out = tmp_path / "out"
+    assert main(["run", str(definition), "--out", str(out)]) == 0
+    results = out / "results" / "small"
+    before = {path.name: path.stat().st_mtime_ns for path in (results / "histories").iterdir()}
+    assert main(["run", str(definition), "--out", str(out)]) == 0
+    assert {path.name: path.stat().st_mtime_ns for path in (results / "histories").iterdir()} == before
+    standings = (results / "standings.json").read_text()
+    (results / "standings.json").unlink()
+    assert main(["ratings", str(results)]) == 0
+    assert (results / "standings.json").read_text() == standings
+
+
+def test_a_changed_definition_is_refused_on_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    definition = _write(tmp_path)
+    out = tmp_path / "out"
+    assert main(["run", str(definition), "--out", str(out)]) == 0
+    definition.write_text(definition.read_text().replace("concurrency: 2", "concurrency: 2\nduplicate: false"))
+    assert main(["run", str(definition), "--out", str(out)]) == 1
+
+
+def test_a_broken_definition_runs_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    definition = _write(tmp_path)
+    definition.write_text(definition.read_text().replace("table_size: 2", "table_size: 9"))
+    assert main(["run", str(definition), "--out", str(tmp_path / "out")]) == 1
+    assert "small.yaml:" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def _finished(database: Path) -> set[str]:
+    try:
+        with sqlite3.connect(database, timeout=5) as connection:
+            return {row[0] for row in connection.execute("SELECT id FROM sessions WHERE status = 'finished'")}
+    except sqlite3.Error:
+        return set()
+
+
+def test_resume_after_sigkill_gives_the_same_standings_and_histories(tmp_path: Path) -> None:
+    definition = _write(tmp_path, pots=4, blocks=2)  # 12 sessions
+    uninterrupted, interrupted = tmp_path / "straight", tmp_path / "killed"
+    assert main(["run", str(definition), "--out", str(uninterrupted)]) == 0
+
+    command = [sys.executable, "-m", "arena", "run", str(definition), "--out", str(interrupted)]
+    arena = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    database = interrupted / "results" / "small" / "tournament.sqlite"
+    deadline = time.monotonic() + 60
+    while len(_finished(database)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    arena.send_signal(signal.SIGKILL)
+    arena.wait()
+    finished_before = _finished(database)
+    assert 3 <= len(finished_before) < 12, "the arena was killed mid-tournament"
+    assert subprocess.run(command, cwd=ROOT, capture_output=True).returncode == 0
+
+    straight = uninterrupted / "results" / "small"
+    resumed = interrupted / "results" / "small"
+    assert (resumed / "standings.json").read_text() == (straight / "standings.json").read_text()
+    for history in (straight / "histories").glob("*.jsonl"):
+        assert (resumed / "histories" / history.name).read_bytes() == history.read_bytes()
+    with sqlite3.connect(resumed / "tournament.sqlite") as connection:
+        attempts = dict(connection.execute("SELECT id, attempts FROM sessions"))
+    assert all(attempts[session] == 1 for session in finished_before), "a finished session was played again"
