@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from fractions import Fraction
 from itertools import combinations
 
 from hypothesis import HealthCheck, given, settings
@@ -23,8 +24,11 @@ from arena.engine import (
     DECK_36,
     GEORGIAN,
     GEORGIAN_EVALUATOR,
+    Acted,
+    AntePaid,
     Bet,
     Card,
+    Entered,
     Fold,
     PotWon,
     SessionState,
@@ -33,9 +37,9 @@ from arena.engine import (
     deck_order,
 )
 
-from ._support import NAMES, Referee, Style, play_out
+from ._support import NAMES, Referee, Style, play_out, random_step
 
-_SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 styles = st.builds(
     Style,
@@ -57,7 +61,22 @@ def test_random_seeded_sessions_obey_the_rules(seats: int, seed: str, decisions:
     state = SessionState(rules, bots=NAMES[:seats], seed=seed)
     referee = Referee(rules, seed=seed)
     referee.agree_with(state)
-    play_out(state, random.Random(decisions), style, referee=referee)
+    rng = random.Random(decisions)
+    read, paid_in = 0, 0  # payments since the current pot started, summed from the events alone
+    while not state.is_finished:
+        random_step(state, rng, style)
+        referee.agree_with(state)
+        for event in state.events[read:]:
+            if isinstance(event, (AntePaid, Acted, Entered)):
+                assert 0 <= event.amount <= max(rules.max_bet, rules.ante, Fraction(referee.price))
+                paid_in += event.amount
+            elif isinstance(event, PotWon):
+                assert event.amount == paid_in
+                paid_in = 0
+        read = len(state.events)
+        assert sum(state.balances) + state.pot == 0
+        assert state.pot == paid_in
+        assert state.actions_in_deal <= cap
     assert sum(state.balances) == 0 and state.pot == 0
     assert [event.pot for event in state.events if isinstance(event, PotWon)] == list(range(1, 9))
 
@@ -90,7 +109,7 @@ def _tie_heavy(seed: str, seats: int) -> object:
     return order
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(seats=st.integers(2, 6), seed=seeds, decisions=st.integers(0, 2**32), cap=caps, style=styles)
 def test_svara_chains_obey_the_rules(seats: int, seed: str, decisions: int, cap: int, style: Style) -> None:
     rules = GEORGIAN.with_table(max_actions=cap, pots_per_session=3)
@@ -130,7 +149,7 @@ def _replay(seed: str, seats: int, cap: int, decisions: list[tuple]) -> SessionS
     return state
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(seats=st.integers(2, 6), seed=seeds, decisions=st.integers(0, 2**32), cap=caps, style=styles)
 def test_same_seed_and_same_decisions_give_the_same_events(seats: int, seed: str, decisions: int, cap: int,
                                                            style: Style) -> None:
