@@ -82,8 +82,11 @@ def test_sekas_rank_ace_king_queen_jack_ten_nine_eight_seven_six() -> None:
 @pytest.mark.parametrize("aces", [("Ac", "Ad"), ("Ah", "As"), ("Ac", "As"), ("Ad", "Ah")])
 def test_two_aces_are_22_whatever_the_suits(aces: tuple[str, str], third: str) -> None:
     assert value(" ".join((*aces, third))).strength == 22
-    # ... even when the third card shares a suit with an ace (A+K of one suit would be only 21)
+
+
+def test_two_aces_beat_an_ace_and_king_of_one_suit_and_tie_a_suited_22() -> None:
     assert value("Ac Ad Kc") == value("Ah As 7d") == value("9h 7h 6h")
+    assert value("Ac Ad Kc") > value("Ac Kc 6d")
 
 
 def test_a_lone_card_can_be_the_best_sum() -> None:
@@ -143,7 +146,7 @@ def test_an_evaluator_can_be_built_for_another_value_function() -> None:
 
 # ------------------------------------------------------------------ the complete ordering
 
-# Counts computed once by hand-checked brute force with rule_key; the test recomputes them too.
+# Counts written down from rule_key when this test was written; the test recomputes them.
 # (0, t) is a total t, (1, r) the seka of rank index r (0 = sixes ... 8 = aces).
 DISTRIBUTION = {
     (0, 7): 24, (0, 8): 72, (0, 9): 144, (0, 10): 1776, (0, 11): 768, (0, 13): 108, (0, 14): 108,
