@@ -87,7 +87,7 @@ class SessionState:
                 f"profile {rules.name!r} seats {rules.min_seats} to {rules.max_seats} players, not {seats}")
         if first_dealer is None:
             first_dealer = draw_first_dealer(seed, seats)
-        elif not 0 <= first_dealer < seats:
+        elif type(first_dealer) is not int or not 0 <= first_dealer < seats:
             raise IllegalActionError(f"first dealer must be a seat 0..{seats - 1}, not {first_dealer}")
         self.rules = rules
         self.seats = seats

