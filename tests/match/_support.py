@@ -6,7 +6,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +45,9 @@ def seat_actions(events: Iterable[Event], seat: int) -> list[dict[str, Any]]:
     return [record for record in records(events) if record["event"] == "action" and record["seat"] == seat]
 
 
-def group_members(pgid: int) -> list[int]:
-    """Pids of every process (zombies included) whose process group is `pgid`, read from /proc."""
-    members = []
+def _processes() -> list[tuple[int, int, int, str]]:
+    """(pid, parent pid, process group, state) of every process, read from /proc."""
+    found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -55,40 +55,37 @@ def group_members(pgid: int) -> list[int]:
             stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        # Fields after the command name, which is in parentheses and may hold spaces.
+        # The fields after the command name, which is in parentheses and may hold spaces.
         fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[2]) == pgid:
-            members.append(int(entry))
-    return members
+        found.append((int(entry), int(fields[1]), int(fields[2]), fields[0]))
+    return found
+
+
+def live_group_members(pgid: int) -> list[int]:
+    """Pids of the processes in process group `pgid` that still run (zombies excluded)."""
+    return [pid for pid, _, group, state in _processes() if group == pgid and state != "Z"]
 
 
 def children_of(pid: int) -> list[int]:
-    """Pids whose parent is `pid`, read from /proc."""
-    children = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[1]) == pid:
-            children.append(int(entry))
-    return children
+    """Pids whose parent is `pid`."""
+    return [child for child, parent, _, _ in _processes() if parent == pid]
 
 
-def is_group_gone(pgid: int) -> bool:
-    """True when no process, not even an unreaped zombie, is left in process group `pgid`."""
+def is_running(pid: int) -> bool:
+    """True while `pid` exists and is not a zombie.
+
+    A bot orphaned by an arena's death is reaped by init, a moment after it died; until then it
+    is a zombie, which is dead for our purpose.
+    """
     try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return not group_members(pgid)
-    return False
+        state = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return state[state.rindex(")") + 2] != "Z"
 
 
-def is_process_gone(pid: int) -> bool:
-    """True when `pid` no longer exists, not even as a zombie."""
+def is_reaped(pid: int) -> bool:
+    """True when `pid` no longer exists, not even as a zombie: its parent has reaped it."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -96,14 +93,14 @@ def is_process_gone(pid: int) -> bool:
     return False
 
 
-def wait_until_gone(pids: Sequence[int], *, groups: bool, within: float) -> list[int]:
-    """Poll until every pid (or process group) is gone; return those still there after `within` s."""
+def wait_until(predicate: Callable[[], bool], *, within: float) -> bool:
+    """Poll `predicate` every 20 ms until it holds or `within` seconds pass; its last value."""
     deadline = time.monotonic() + within
-    while True:
-        left = [pid for pid in pids if not (is_group_gone(pid) if groups else is_process_gone(pid))]
-        if not left or time.monotonic() > deadline:
-            return left
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
         time.sleep(0.02)
+    return True
 
 
 def describe(pids: Iterable[int]) -> str:
