@@ -5,7 +5,9 @@ the kernel's parent-death signal fires when the *thread* that forked exits; set 
 gets SIGKILL even when the arena is killed with SIGKILL (armed by `setpriv --pdeathsig`). Each bot leads its own process group, so
 stopping it (SIGTERM, a grace period, then SIGKILL) reaches everything it forked. Its stdout and
 stderr are drained by tasks that write at most `log_bytes` of each to its log files and discard
-the rest, so a flooding bot can neither fill the disk nor block on a full pipe.
+the rest, so a flooding bot can neither fill the disk nor block on a full pipe. Once the bot is
+stopped, draining ends after `_DRAIN_GRACE` even if the pipes are still open: a child that left the
+bot's process group (setsid) may hold them open for ever, and must not keep the session waiting.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ from pathlib import Path
 import trio
 
 LOGGER = logging.getLogger(__name__)
+
+# Seconds the output is still read after the bot was stopped, to keep what it wrote last.
+_DRAIN_GRACE = 0.5
+
 
 @dataclass(frozen=True)
 class ProcessLimits:
@@ -84,6 +90,7 @@ class BotProcess:
         self.dropped_bytes = 0
         """Output past the log cap, counted but not kept."""
         self._pidfd = os.pidfd_open(popen.pid)
+        self._draining = trio.CancelScope()
 
     @classmethod
     def launch(cls, argv: Sequence[str], *, name: str, log_dir: Path, cwd: str | None = None,
@@ -109,25 +116,29 @@ class BotProcess:
     async def drain_output(self) -> None:
         """Copy stdout and stderr to the capped logs until both close; run it in the bot's nursery."""
         assert self._popen.stdout is not None and self._popen.stderr is not None
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._drain, self._popen.stdout.fileno(), self.stdout_log, False)
-            nursery.start_soon(self._drain, self._popen.stderr.fileno(), self.stderr_log, True)
+        with self._draining:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._drain, self._popen.stdout.fileno(), self.stdout_log, False)
+                nursery.start_soon(self._drain, self._popen.stderr.fileno(), self.stderr_log, True)
 
     async def _drain(self, fd: int, path: Path, keep_tail: bool) -> None:
         kept = dropped = 0
         stream = trio.lowlevel.FdStream(os.dup(fd))
         async with stream:
             with open(path, "wb") as log:
-                while chunk := await stream.receive_some(65536):
-                    room = max(0, self.limits.log_bytes - kept)
-                    log.write(chunk[:room])
-                    kept += min(room, len(chunk))
-                    dropped += len(chunk) - min(room, len(chunk))
-                    if keep_tail:
-                        self._stderr_tail.append(chunk[-2048:])
-                if dropped:
-                    log.write(f"\n[seka-arena: {dropped} bytes past the {self.limits.log_bytes}-byte cap dropped]\n".encode())
-        self.dropped_bytes += dropped
+                try:
+                    while chunk := await stream.receive_some(65536):
+                        room = max(0, self.limits.log_bytes - kept)
+                        log.write(chunk[:room])
+                        kept += min(room, len(chunk))
+                        dropped += len(chunk) - min(room, len(chunk))
+                        if keep_tail:
+                            self._stderr_tail.append(chunk[-2048:])
+                finally:  # also when draining is cut short after a stop
+                    if dropped:
+                        log.write(f"\n[seka-arena: {dropped} bytes past the {self.limits.log_bytes}-byte cap "
+                                  "dropped]\n".encode())
+                    self.dropped_bytes += dropped
 
     async def wait(self) -> int:
         """Wait for the bot to exit; its exit status (negative: the signal that killed it)."""
@@ -142,7 +153,11 @@ class BotProcess:
             pass
 
     async def stop(self, *, grace: float = 1.0) -> int:
-        """SIGTERM the group, wait `grace` seconds, then SIGKILL it; always reaps the bot."""
+        """SIGTERM the group, wait `grace` seconds, then SIGKILL it; always reaps the bot.
+
+        Reading its output stops a moment later, even if a child that escaped the group still
+        holds the pipes open.
+        """
         if self.returncode is None:
             self.kill_group(signal.SIGTERM)
             with trio.move_on_after(grace):
@@ -150,6 +165,7 @@ class BotProcess:
         self.kill_group(signal.SIGKILL)  # also reaches children that outlived a bot which did exit
         with trio.CancelScope(shield=True):
             returncode = await self.wait()
+        self._draining.deadline = min(self._draining.deadline, trio.current_time() + _DRAIN_GRACE)
         os.close(self._pidfd)
         for pipe in (self._popen.stdout, self._popen.stderr):
             if pipe is not None:

@@ -59,6 +59,44 @@ async def test_a_child_the_bot_forked_is_stopped_with_it(tmp_path: Path, launche
     assert wait_until(lambda: not is_running(child), within=2.0)
 
 
+async def test_a_child_that_leaves_the_process_group_cannot_keep_the_session_open(tmp_path: Path) -> None:
+    # The child calls setsid() and keeps the bot's stdout and stderr open: the arena must not
+    # wait for those pipes to close once the bot itself is gone.
+    pid_file = tmp_path / "parent.pid"
+    try:
+        with trio.fail_after(15):
+            result = await run_session(SHORT, [caller(), spec("parent", "faulty_bot.py", "--mode", "escape",
+                                                              "--pid-file", str(pid_file), limit=RELAXED)],
+                                       seed="escape", session_id="escape", log_dir=tmp_path / "logs")
+        assert all(report.telemetry["faults"] == {} for report in result.seats)
+    finally:
+        _kill_escaped(pid_file.with_suffix(".child"))
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="isolation level `none`: a child that calls setsid() leaves the bot's process group, "
+                          "so stopping the group does not reach it")
+async def test_a_child_that_leaves_the_process_group_is_stopped_too(tmp_path: Path) -> None:
+    pid_file = tmp_path / "parent.pid"
+    try:
+        with trio.fail_after(15):
+            await run_session(SHORT, [caller(), spec("parent", "faulty_bot.py", "--mode", "escape",
+                                                     "--pid-file", str(pid_file), limit=RELAXED)],
+                              seed="escape", session_id="escape", log_dir=tmp_path / "logs")
+        child = read_pid(pid_file.with_suffix(".child"), within=0)
+        assert wait_until(lambda: not is_running(child), within=1.0)
+    finally:
+        _kill_escaped(pid_file.with_suffix(".child"))
+
+
+def _kill_escaped(child_file: Path) -> None:
+    if child_file.exists() and child_file.read_text():
+        try:
+            os.killpg(int(child_file.read_text()), signal.SIGKILL)  # it leads its own session and group
+        except ProcessLookupError:
+            pass
+
+
 async def test_a_bot_flooding_stdout_is_capped_in_its_log_and_plays_on(
         tmp_path: Path, launched: list[BotProcess]) -> None:
     cap, flood = 100_000, 50_000_000
