@@ -8,7 +8,8 @@ except where its mode says otherwise:
     illegal-high       bets max_bet + 1
     illegal-low        bets below min_bet (0 when min_bet is 1)
     illegal-show       shows, which needs exactly two players in the deal and a previous bet
-    slow               sleeps `--seconds` in every Act before calling
+    slow               sleeps before calling: `--seconds 0.3` in every Act, or `--seconds 0.35,0.15`
+                       for 0.35 s in the first Act and 0.15 s in every later one
     flood              writes `--bytes` to stdout before serving, then plays
     ignore-term        serves with SIGTERM and SIGINT ignored (so only SIGKILL stops it)
     grandchild         forks a child that sleeps for a long time, then plays; the child stays in
@@ -35,7 +36,7 @@ from arena.sdk import Action, Bet, Bot, Show, SvaraOffer, Turn, run, serve
 class FaultyBot(Bot):
     name = "faulty"
 
-    def __init__(self, mode: str, *, at: int, seconds: float) -> None:
+    def __init__(self, mode: str, *, at: int, seconds: list[float]) -> None:
         self.mode = mode
         self.at = at
         self.seconds = seconds
@@ -55,7 +56,7 @@ class FaultyBot(Bot):
         if self.mode == "illegal-show":
             return Show()
         if self.mode == "slow":
-            time.sleep(self.seconds)
+            time.sleep(self.seconds[min(self.turns, len(self.seconds)) - 1])
         return Bet(turn.min_bet)
 
     def svara(self, offer: SvaraOffer) -> bool:
@@ -79,7 +80,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", required=True)
     parser.add_argument("--at", type=int, default=3)
-    parser.add_argument("--seconds", type=float, default=0.3)
+    parser.add_argument("--seconds", type=lambda text: [float(part) for part in text.split(",")], default=[0.3])
     parser.add_argument("--bytes", type=int, default=50_000_000)
     parser.add_argument("--pid-file", type=Path)
     args = parser.parse_args()

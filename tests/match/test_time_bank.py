@@ -1,0 +1,39 @@
+"""Deadlines from the per-decision limit plus the time bank, and the telemetry a session reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.match import run_session
+from arena.transport import Limit
+
+from ._support import RELAXED, TWO_POTS, sample_spec, seat_actions, spec
+
+SHORT = TWO_POTS.with_table(max_actions=12)
+
+
+async def test_a_slow_bot_lives_on_its_time_bank_until_it_runs_out(tmp_path: Path) -> None:
+    # 0.3 s a decision against 0.1 s + a 0.5 s bank: the first two decisions draw 0.2 s each
+    # from the bank, the third is allowed only the 0.1 s left on top of 0.1 s and times out.
+    limit = Limit(decision=0.1, time_bank=0.5, start=5.0)
+    specs = [sample_spec("call", "call_bot.py", limit=RELAXED),
+             spec("slow", "faulty_bot.py", "--mode", "slow", "--seconds", "0.3", limit=limit)]
+    result = await run_session(SHORT, specs, seed="bank", session_id="bank", log_dir=tmp_path / "logs")
+    actions = seat_actions(result.events, 1)
+    assert [action["kind"] for action in actions[:2]] == ["bet", "bet"]
+    assert all("fault" not in action for action in actions[:2])
+    assert len(actions) >= 3
+    assert all(action["kind"] == "fold" and action["fault"] == "timeout" for action in actions[2:])
+
+    slow = result.seats[1].telemetry
+    assert slow["decisions"] == 2  # only answered decisions are timed
+    latency = slow["latency_ms"]
+    assert 300 <= latency["median"] <= latency["p99"] <= latency["max"] < 500
+    # Every folded turn is a timeout; a notice sent while the late answer is still being worked
+    # out may time out as well.
+    assert slow["faults"].keys() == {"timeout"} and slow["faults"]["timeout"] >= len(actions) - 2
+
+    call = result.seats[0].telemetry
+    assert call["faults"] == {} and call["decisions"] > 0
+    assert 0 < call["latency_ms"]["median"] <= call["latency_ms"]["p99"] <= call["latency_ms"]["max"] < 3000
+
