@@ -180,7 +180,12 @@ class BotConnection:
         limit = self.spec.limit
         allowed = limit.decision + self.bank_left
         started = time.monotonic()
-        reply = await self._call(method, request, timeout=allowed)
+        try:
+            reply = await self._call(method, request, timeout=allowed)
+        except BotFault as fault:
+            if fault.kind is Fault.TIMEOUT:
+                self.bank_left = 0.0  # it ran past the limit by the whole bank
+            raise
         elapsed = time.monotonic() - started
         self.telemetry.latencies.append(elapsed)
         if elapsed > limit.decision:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena.engine import GEORGIAN, SessionState, turn_view
 from arena.match import run_session
-from arena.transport import Limit
+from arena.transport import BotFault, Limit, open_bot
+from arena.transport._convert import turn_request
 
 from ._support import RELAXED, TWO_POTS, sample_spec, seat_actions, spec
 
@@ -37,3 +39,20 @@ async def test_a_slow_bot_lives_on_its_time_bank_until_it_runs_out(tmp_path: Pat
     assert call["faults"] == {} and call["decisions"] > 0
     assert 0 < call["latency_ms"]["median"] <= call["latency_ms"]["p99"] <= call["latency_ms"]["max"] < 3000
 
+
+async def test_a_decision_that_times_out_spends_the_rest_of_the_time_bank(tmp_path: Path) -> None:
+    # 0.35 s against 0.1 s + a 0.2 s bank times out: the bot used the whole bank, so its next
+    # 0.15 s decision has only the 0.1 s limit and times out too.
+    limit = Limit(decision=0.1, time_bank=0.2, start=5.0)
+    slow = spec("slow", "faulty_bot.py", "--mode", "slow", "--seconds", "0.35,0.15", limit=limit)
+    request = turn_request(turn_view(SessionState(GEORGIAN, bots=["a", "b"], seed="bank")), session_id="bank")
+    async with open_bot(slow, log_dir=tmp_path / "logs", socket_dir=tmp_path) as bot:
+        assert bot.dead is None
+        for _ in range(2):
+            try:
+                await bot.decide("Act", request)
+            except BotFault as fault:
+                assert fault.kind.value == "timeout"
+            else:
+                raise AssertionError("the decision should have timed out")
+            assert bot.bank_left == 0
