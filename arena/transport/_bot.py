@@ -38,6 +38,8 @@ _CHANNEL_OPTIONS = [
     ("grpc.max_reconnect_backoff_ms", 250),
     ("grpc.enable_retries", 0),
 ]
+# Seconds a call that found the bot unreachable waits for its process to exit.
+_EXIT_WAIT = 0.2
 _ADDRESS = re.compile(r"^(unix:.+|unix-abstract:.+|\[?[\w.:-]+\]?:\d+)$")
 
 
@@ -206,6 +208,11 @@ class BotConnection:
         except trio.TooSlowError:
             raise BotFault(Fault.TIMEOUT, f"{method} not answered within {timeout * 1000:.0f} ms") from None
         except grpc.RpcError as error:
+            if error.code() == grpc.StatusCode.UNAVAILABLE and self.process is not None:  # type: ignore[attr-defined]
+                # A bot that dies mid-call closes its socket a moment before it can be reaped:
+                # give it that moment, so the fault names its exit status and marks it dead.
+                with trio.move_on_after(_EXIT_WAIT):
+                    await self.process.wait()
             raise self._fault_from(method, error, timeout) from None
         LOGGER.debug("%s %s <- %s", self.name, method, reply)
         return reply

@@ -7,14 +7,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 from google.protobuf import text_format
 
 from arena._proto.seka.v1 import seka_pb2 as pb
-from arena.engine import Rules, Shuffler, parse_cards, seeded_shuffler, stacked_shuffler
+from arena.engine import GEORGIAN, Fault, Rules, SessionState, Shuffler, parse_cards, seeded_shuffler, stacked_shuffler
+from arena.engine import turn_view
 from arena.history import history_text
 from arena.match import SessionResult, run_session
 from arena.replay import replay_records
-from arena.transport import BotSpec, Limit
+from arena.transport import BotFault, BotSpec, Limit, open_bot
+from arena.transport._convert import turn_request
 
 from ._support import RELAXED, TWO_POTS, records, sample_spec, seat_actions, spec
 
@@ -68,6 +71,30 @@ async def test_a_bot_that_crashes_folds_from_then_on_and_its_exit_status_is_repo
     assert "exit status 7" in dead and "crashing at turn 3" in dead  # the stderr tail comes with it
     assert result.seats[1].telemetry["faults"]["crash"] == len(actions) - 2
     assert_clean(result, [0])
+
+
+async def test_the_call_during_which_a_bot_dies_already_reports_its_exit_status(tmp_path: Path) -> None:
+    # The bot's socket closes a moment before its process can be reaped; the fault of that very
+    # call must still name the exit status and mark the bot dead (it may be its last call).
+    # Four bots at once, as the race went the wrong way about one time in four.
+    request = turn_request(turn_view(SessionState(GEORGIAN, bots=["a", "b"], seed="crash")), session_id="crash")
+    faults: list[tuple[BotFault, BotFault | None]] = []
+
+    async def crash_once(index: int) -> None:
+        crasher = spec(f"crash{index}", "faulty_bot.py", "--mode", "crash", "--at", "1", limit=RELAXED)
+        async with open_bot(crasher, log_dir=tmp_path / "logs", socket_dir=tmp_path) as bot:
+            try:
+                await bot.decide("Act", request)
+            except BotFault as fault:
+                faults.append((fault, bot.dead))
+
+    async with trio.open_nursery() as nursery:
+        for index in range(4):
+            nursery.start_soon(crash_once, index)
+    assert len(faults) == 4
+    for fault, dead in faults:
+        assert fault.kind is Fault.CRASH and fault.detail.startswith("exited during Act (exit status 7)"), fault
+        assert dead is fault
 
 
 @pytest.mark.parametrize("mode", ["illegal-high", "illegal-low", "illegal-show"])
