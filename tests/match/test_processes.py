@@ -204,7 +204,7 @@ def test_no_child_of_a_bot_outlives_an_arena_killed_with_sigkill(tmp_path: Path)
         arena.kill()
         arena.wait(timeout=5)
         assert wait_until(lambda: not any(is_running(pid) for pid in pids), within=2.0)
-        assert wait_until(lambda: not is_running(child), within=2.0), "the bot's child survived the arena"
+        assert wait_until(lambda: not is_running(child), within=1.0), "the bot's child survived the arena"
     finally:
         _cleanup(arena, tmp_path, 2)
 

@@ -103,6 +103,9 @@ def main() -> None:
     if args.pid_file is not None:
         args.pid_file.write_text(str(os.getpid()))
     run(bot, argv=[])
+    # A handler still hanging would keep the interpreter from exiting; SIGTERM-ignoring bots
+    # have their own mode, so once the SDK has stopped serving, leave at once.
+    os._exit(0)
 
 
 if __name__ == "__main__":
