@@ -1,7 +1,10 @@
 """A bot written against raw grpcio (no SDK) that answers with the wrong bytes, one way per `--mode`.
 
     garbage        Act and Svara return bytes that are no protobuf message
-    wrong-message  Act returns a serialized HelloReply, Svara a serialized TurnReply
+    wrong-message  Act returns a serialized HelloReply (which does not parse as a TurnReply), Svara
+                   a serialized TurnReply
+    other-message  Act returns a serialized SvaraReply, which parses as a TurnReply with only an
+                   unknown field
     empty          Act returns an empty TurnReply (no action chosen)
     never-ready    serves SekaBot like a caller but never the health service, so it is never ready
 
@@ -32,6 +35,8 @@ def _act(mode: str) -> Callable[[bytes, Any], bytes]:
             return _GARBAGE
         if mode == "wrong-message":
             return pb.HelloReply(name="raw", version="1", protocol_version="seka.v1").SerializeToString()
+        if mode == "other-message":
+            return pb.SvaraReply(accept=True).SerializeToString()
         if mode == "empty":
             return b""
         turn = pb.TurnRequest.FromString(request)
