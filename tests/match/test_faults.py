@@ -109,7 +109,7 @@ async def test_an_illegal_answer_folds_the_bot(tmp_path: Path, mode: str) -> Non
     assert_clean(result, [0, 2])
 
 
-@pytest.mark.parametrize("mode", ["garbage", "wrong-message", "other-message", "empty"])
+@pytest.mark.parametrize("mode", ["garbage", "wrong-message", "other-message", "empty", "huge"])
 async def test_an_unreadable_answer_folds_the_bot(tmp_path: Path, mode: str) -> None:
     result = await play(SHORT, [caller("call"), spec("raw", "raw_bot.py", "--mode", mode)], tmp_path)
     actions = seat_actions(result.events, 1)

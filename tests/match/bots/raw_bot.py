@@ -6,6 +6,8 @@
     other-message  Act returns a serialized SvaraReply, which parses as a TurnReply with only an
                    unknown field
     empty          Act returns an empty TurnReply (no action chosen)
+    huge           Act returns a valid fold past the arena's 1 MiB reply limit (the fold field
+                   repeated: a parser merges the copies, so only the size is wrong)
     never-ready    serves SekaBot like a caller but never the health service, so it is never ready
 
 Hello and Notify are answered properly in every mode, and the health service reports SERVING
@@ -39,6 +41,8 @@ def _act(mode: str) -> Callable[[bytes, Any], bytes]:
             return pb.SvaraReply(accept=True).SerializeToString()
         if mode == "empty":
             return b""
+        if mode == "huge":
+            return pb.TurnReply(fold=pb.FoldAction()).SerializeToString() * 600_000
         turn = pb.TurnRequest.FromString(request)
         return pb.TurnReply(bet=pb.BetAction(amount=turn.legal.min_bet)).SerializeToString()
     return act
