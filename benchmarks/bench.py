@@ -29,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,11 +81,11 @@ class Sizes:
     duplicate_inflight: int
 
 
-FULL = Sizes(engine_seconds=2.0, decision_rounds=5, decision_calls=200, inflight=(1, 4, 16, 64), inflight_bots=8,
+FULL = Sizes(engine_seconds=2.0, decision_rounds=7, decision_calls=200, inflight=(1, 4, 16, 64), inflight_bots=8,
              inflight_warmup=2.0, inflight_window=5.0, efficiency_rounds=2, raw_window=3.0, start_repeats=5,
-             tournament_bots=8, scaling_bots=(4, 8, 16, 32), resamples=1000, duplicate_pairs=300,
+             tournament_bots=8, scaling_bots=(4, 8, 16, 32), resamples=1000, duplicate_pairs=500,
              duplicate_inflight=4)
-QUICK = Sizes(engine_seconds=0.7, decision_rounds=3, decision_calls=80, inflight=(1, 4, 16, 64), inflight_bots=8,
+QUICK = Sizes(engine_seconds=0.7, decision_rounds=5, decision_calls=120, inflight=(1, 4, 16, 64), inflight_bots=8,
               inflight_warmup=0.8, inflight_window=1.5, efficiency_rounds=1, raw_window=1.5, start_repeats=3,
               tournament_bots=4, scaling_bots=(4, 8, 16), resamples=1000, duplicate_pairs=60,
               duplicate_inflight=4)
@@ -217,7 +217,8 @@ async def _decision_rounds(connection: BotConnection, sizes: Sizes) -> dict[str,
     stub = pb_grpc.SekaBotStub(channel)
     calls = sizes.decision_calls
 
-    def raw_round() -> tuple[float, float]:
+    async def raw_round() -> tuple[float, float]:
+        # Blocks the trio thread on purpose: nothing else runs meanwhile, and this is the floor.
         wall, cpu = time.perf_counter(), time.process_time()
         for _ in range(calls):
             stub.Act(payload, timeout=_DEADLINE)
@@ -252,15 +253,18 @@ async def _decision_rounds(connection: BotConnection, sizes: Sizes) -> dict[str,
         return built - start, time.perf_counter() - built
 
     try:
-        raw_round(), await bridge_round(), await arena_round()  # warm up the channels and the bot
+        await raw_round(), await bridge_round(), await arena_round()  # warm up the channels and the bot
         samples: dict[str, list[float]] = {name: [] for name in
                                            ("raw", "raw_cpu", "bridge", "bridge_cpu", "arena", "arena_cpu",
                                             "build", "check")}
-        for _ in range(sizes.decision_rounds):
-            for name, measured in (("raw", raw_round()), ("bridge", await bridge_round()),
-                                   ("arena", await arena_round())):
-                samples[name].append(measured[0] / calls * 1e6)
-                samples[name + "_cpu"].append(measured[1] / calls * 1e6)
+        rounds: list[tuple[str, Callable[[], Awaitable[tuple[float, float]]]]] = [
+            ("raw", raw_round), ("bridge", bridge_round), ("arena", arena_round)]
+        for number in range(sizes.decision_rounds):
+            # Each round starts one variant further on, so no variant always follows the same one.
+            for name, round_ in rounds[number % 3:] + rounds[:number % 3]:
+                wall, cpu = await round_()
+                samples[name].append(wall / calls * 1e6)
+                samples[name + "_cpu"].append(cpu / calls * 1e6)
             build, check = local_round()
             samples["build"].append(build / calls * 1e6)
             samples["check"].append(check / calls * 1e6)
@@ -419,11 +423,15 @@ def counting_rpcs(bots: Sequence[BotConnection]) -> Iterator[dict[str, int]]:
             del bot.call, bot.decide  # back to the class's methods
 
 
+def inflight_specs(count: int) -> list[BotSpec]:
+    """Threshold and minimal bots, alternately: they answer at once, like the call bot, but end
+    their deals (two call bots run every deal to the action cap, ~1,600 ever longer requests)."""
+    return [python_bot(f"threshold{index}", "threshold_bot.py") if index % 2 == 0
+            else python_bot(f"minimal{index}", "minimal_bot.py") for index in range(count)]
+
+
 async def bench_inflight(sizes: Sizes, workdir: Path) -> dict[str, Any]:
-    # Threshold and minimal bots answer at once, like the call bot, but end their deals: two call
-    # bots run every deal to the action cap, a session of ~1,600 ever longer requests.
-    specs = [python_bot(f"threshold{index}", "threshold_bot.py") if index % 2 == 0
-             else python_bot(f"minimal{index}", "minimal_bot.py") for index in range(sizes.inflight_bots)]
+    specs = inflight_specs(sizes.inflight_bots)
     figures: dict[str, Any] = {}
     async with open_bots(specs, workdir=workdir) as bots:
         payload = turn_request(turn_view(decision_state()), session_id="bench-inflight")
@@ -728,6 +736,7 @@ _ROWS: list[tuple[str, str, str, str | None]] = [
     ("bot_start_to_ready_ms", "Python bot launch to SERVING", "ms", "python_import_grpc_ms"),
     ("bot_start_to_ready_ms_js", "JS bot launch to SERVING", "ms", "python_import_grpc_ms"),
     ("tournament_sessions_per_min", "tournament sessions/min (bots launched per session)", "/min", None),
+    ("tournament_vs_longlived_ratio", "… ÷ sessions/min with 4 in flight on long-lived bots", "", None),
     ("plan_seconds_bots_32", "plan(), 32 bots", "s", None),
     ("ratings_seconds_bots_4", "standings, 4 bots, 12 sessions", "s", None),
     ("ratings_seconds_bots_8", "standings, 8 bots, 56 sessions", "s", "ratings_seconds_bots_4"),
@@ -810,6 +819,10 @@ async def run_all(sizes: Sizes, sections: Sequence[str], *, progress: Callable[[
             elif section == "duplicate":
                 figures |= await bench_duplicate(sizes, workdir)
             seconds[section] = round(time.perf_counter() - start, 1)
+    if "tournament_sessions_per_min" in figures and "sessions_per_s_inflight_4" in figures:
+        # Same concurrency (4), same kind of Python bots: what launching bots per session costs.
+        figures["tournament_vs_longlived_ratio"] = round(
+            figures["tournament_sessions_per_min"] / 60 / figures["sessions_per_s_inflight_4"], 3)
     figures["section_seconds"] = seconds
     return figures
 

@@ -1,0 +1,325 @@
+"""Where the arena's time per decision goes: variants of the call path side by side, and a profile.
+
+Run: .venv/bin/python -m benchmarks.decision_profile [--calls 300] [--rounds 5] [--tcp] [--profile]
+     .venv/bin/python -m benchmarks.decision_profile --inflight 64 [--rounds 3]
+
+Every variant calls the same call_bot process with the same TurnRequest, in alternating rounds
+(the median round is kept), so the ratios compare like with like on a noisy machine. Variants
+that change the arena's behaviour are built here from its parts; nothing in `arena/` is patched.
+`--profile` also runs the arena's decision path under pyinstrument (`pip install pyinstrument`;
+not a project dependency) and prints the call tree. `--inflight N` compares N sessions in flight
+as the arena runs them with the same while a Health.Watch stream is held open on every bot's
+channel, next to raw concurrent calls, and reports the CPU time of the arena's threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+import trio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arena._proto.seka.v1 import seka_pb2_grpc as pb_grpc
+from arena.engine import turn_view
+from arena.transport import BotConnection, call_unary
+from arena.transport._bot import _CHANNEL_OPTIONS
+from arena.transport._convert import action_from_reply, turn_request
+
+from .bench import (
+    _DEADLINE,
+    _raw_concurrent,
+    _sessions_in_flight,
+    decision_state,
+    inflight_specs,
+    open_bots,
+    open_tcp_bot,
+    python_bot,
+)
+
+
+class KeepSpinning:
+    """A Health.Watch stream held open on a channel, so grpcio's channel spin thread never exits."""
+
+    def __init__(self, channel: grpc.Channel) -> None:
+        self._stream = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service=""))
+        # Reading the first status proves the stream is up; later updates are never read.
+        next(self._stream)
+
+    def close(self) -> None:
+        self._stream.cancel()
+
+
+class AioThread:
+    """One asyncio thread driving grpc.aio channels for trio: a bridge with one completion thread.
+
+    trio hands each call over with `run_coroutine_threadsafe`; the done callback wakes the trio
+    task through its token, as `call_unary` does. (grpc.aio returns None for a reply it cannot
+    parse, with status OK: a real bridge must treat None as malformed.)
+    """
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="aio-bridge", daemon=True)
+        self._thread.start()
+        self._channels: list[Any] = []
+
+    def stub(self, address: str) -> Any:
+        async def make() -> Any:
+            channel = grpc.aio.insecure_channel(address, options=_CHANNEL_OPTIONS)
+            self._channels.append(channel)
+            return pb_grpc.SekaBotStub(channel)
+        return asyncio.run_coroutine_threadsafe(make(), self.loop).result()
+
+    async def call(self, stub: Any, method: str, request: Any, *, timeout: float) -> Any:
+        async def unary() -> Any:
+            return await getattr(stub, method)(request, timeout=timeout)
+
+        token = trio.lowlevel.current_trio_token()
+        task = trio.lowlevel.current_task()
+        future = asyncio.run_coroutine_threadsafe(unary(), self.loop)
+        future.add_done_callback(lambda _: token.run_sync_soon(trio.lowlevel.reschedule, task))
+        cancelled: list[Any] = []
+
+        def abort(raise_cancel: Any) -> trio.lowlevel.Abort:
+            cancelled.append(raise_cancel)
+            future.cancel()
+            return trio.lowlevel.Abort.FAILED
+
+        await trio.lowlevel.wait_task_rescheduled(abort)
+        if cancelled:
+            cancelled[0]()
+        return future.result()
+
+    def use_for(self, connection: BotConnection) -> Callable[[], None]:
+        """Route a connection's calls through this thread (on this object only); returns the undo."""
+        stub = self.stub(connection.address)
+
+        async def aio_call(method: str, request: Any, *, timeout: float) -> Any:
+            with trio.fail_after(timeout + connection.spec.limit.slack):
+                return await self.call(stub, method, request, timeout=timeout)
+
+        connection._call = aio_call  # type: ignore[method-assign]
+        return lambda: delattr(connection, "_call")
+
+    def close(self) -> None:
+        async def close_all() -> None:
+            for channel in self._channels:
+                await channel.close()
+        asyncio.run_coroutine_threadsafe(close_all(), self.loop).result()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
+
+
+async def to_thread_unary(method: grpc.UnaryUnaryMultiCallable, request: Any, *, timeout: float) -> Any:
+    """The other bridge from the notes: the blocking call in a trio worker thread."""
+    return await trio.to_thread.run_sync(lambda: method(request, timeout=timeout))
+
+
+async def measure(connection: BotConnection, *, calls: int, rounds: int, profile: bool,
+                  profile_all: bool = False) -> dict[str, float]:
+    state = decision_state()
+    session_id = "bench-decision"
+    payload = turn_request(turn_view(state), session_id=session_id)
+    default_channel = grpc.insecure_channel(connection.address)
+    arena_channel = grpc.insecure_channel(connection.address, options=_CHANNEL_OPTIONS)
+    spinning_channel = grpc.insecure_channel(connection.address, options=_CHANNEL_OPTIONS)
+    default_stub = pb_grpc.SekaBotStub(default_channel)
+    arena_stub = pb_grpc.SekaBotStub(arena_channel)
+    spinning_stub = pb_grpc.SekaBotStub(spinning_channel)
+    keep = KeepSpinning(spinning_channel)
+    aio = AioThread()
+    aio_stub = aio.stub(connection.address)
+    connection_keep = KeepSpinning(connection._channel)  # the arena's own channel, for "arena + watch"
+
+    def sync(stub: Any) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            for _ in range(calls):
+                stub.Act(payload, timeout=_DEADLINE)
+        return run
+
+    def bridged(stub: Any, bridge: Callable[..., Awaitable[Any]]) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            for _ in range(calls):
+                await bridge(stub.Act, payload, timeout=_DEADLINE)
+        return run
+
+    async def aio_bridged() -> None:
+        for _ in range(calls):
+            await aio.call(aio_stub, "Act", payload, timeout=_DEADLINE)
+
+    async def decide_only() -> None:
+        for _ in range(calls):
+            await connection.decide("Act", payload)
+
+    async def arena_path() -> None:
+        for _ in range(calls):
+            request = turn_request(turn_view(state), session_id=session_id)
+            action = action_from_reply(await connection.decide("Act", request))
+            state.verify_bet(action.amount)  # type: ignore[attr-defined]
+
+    def threads_spinning() -> int:
+        return sum(1 for thread in threading.enumerate() if "spin" in thread.name.lower())
+
+    variants: dict[str, Callable[[], Awaitable[None]]] = {
+        "raw sync, default channel": sync(default_stub),
+        "raw sync, arena channel options": sync(arena_stub),
+        "bridge (future + callback), default channel": bridged(default_stub, call_unary),
+        "bridge, arena channel options": bridged(arena_stub, call_unary),
+        "bridge, arena options + Watch held open": bridged(spinning_stub, call_unary),
+        "to_thread bridge, arena options": bridged(arena_stub, to_thread_unary),
+        "aio-thread bridge, arena options": aio_bridged,
+        "BotConnection.decide (prebuilt request)": decide_only,
+        "arena path (build + decide + check)": arena_path,
+    }
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
+    try:
+        for run in variants.values():  # warm up
+            await run()
+        connection_keep.close()
+        names = list(variants)
+        for number in range(rounds):
+            # Each round starts one variant further on, so no variant always follows the same one.
+            for name in names[number % len(names):] + names[:number % len(names)]:
+                run = variants[name]
+                wall, cpu = time.perf_counter(), time.process_time()
+                await run()
+                samples[name].append(((time.perf_counter() - wall) / calls * 1e6,
+                                      (time.process_time() - cpu) / calls * 1e6))
+        # The whole arena path with the arena's own channel kept spinning, separately (the Watch
+        # would otherwise also speed up "decide" and "arena path" above).
+        connection_keep = KeepSpinning(connection._channel)
+        samples["arena path + Watch held open on its channel"] = []
+        for _ in range(rounds):
+            wall, cpu = time.perf_counter(), time.process_time()
+            await arena_path()
+            samples["arena path + Watch held open on its channel"].append(
+                ((time.perf_counter() - wall) / calls * 1e6, (time.process_time() - cpu) / calls * 1e6))
+        print(f"spin threads alive now: {threads_spinning()}")
+        if profile:
+            from pyinstrument import Profiler
+
+            for title, spinning in (("arena path, as the arena runs it", False),
+                                    ("arena path, Watch held open on its channel", True)):
+                if not spinning:
+                    connection_keep.close()
+                else:
+                    connection_keep = KeepSpinning(connection._channel)
+                profiler = Profiler(interval=0.0002, async_mode="disabled")
+                with profiler:
+                    for _ in range(3):
+                        await arena_path()
+                print(f"==== profile: {title} ({3 * calls} decisions)")
+                print(profiler.output_text(unicode=True, color=False, show_all=profile_all))
+    finally:
+        keep.close()
+        connection_keep.close()
+        aio.close()
+        for channel in (default_channel, arena_channel, spinning_channel):
+            channel.close()
+    return {name: (statistics.median(s[0] for s in values), statistics.median(s[1] for s in values))  # type: ignore[misc]
+            for name, values in samples.items()}
+
+
+def thread_cpu_seconds() -> dict[str, float]:
+    """CPU seconds of this process's threads, summed by thread name (from /proc/self/task)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    totals: dict[str, float] = {}
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/comm", encoding="utf-8") as comm:
+                name = comm.read().strip()
+            with open(f"/proc/self/task/{task}/stat", encoding="utf-8") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+        # Threads named after the main one ("python") are grpcio's spin threads and trio's workers.
+        key = "trio (main)" if int(task) == os.getpid() else name
+        totals[key] = totals.get(key, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+    return totals
+
+
+async def compare_inflight(inflight: int, rounds: int, window: float) -> None:
+    with tempfile.TemporaryDirectory(prefix="seka-profile-") as directory:
+        async with open_bots(inflight_specs(8), workdir=Path(directory)) as bots:
+            payload = turn_request(turn_view(decision_state()), session_id="bench-inflight")
+            await _sessions_in_flight(bots, 4, warmup=0.2, window=0.5, tag="warm")
+            rows: dict[str, list[tuple[float, float, float]]] = {"raw": [], "arena": [], "arena + Watch": [],
+                                                                 "arena over aio thread": []}
+            aio = AioThread()
+            threads: dict[str, dict[str, float]] = {}
+            for number in range(rounds):
+                calls, cpu = await trio.to_thread.run_sync(
+                    _raw_concurrent, [bot.address for bot in bots], inflight, window, payload)
+                rows["raw"].append((calls, calls, cpu))
+                for name in ("arena", "arena + Watch", "arena over aio thread"):
+                    keeps = [KeepSpinning(bot._channel) for bot in bots] if name == "arena + Watch" else []
+                    undo = [aio.use_for(bot) for bot in bots] if name == "arena over aio thread" else []
+                    before = thread_cpu_seconds()
+                    try:
+                        run = await _sessions_in_flight(bots, inflight, warmup=1.0, window=window,
+                                                        tag=f"{name}-{number}")
+                    finally:
+                        for keep in keeps:
+                            keep.close()
+                        for step in undo:
+                            step()
+                    after = thread_cpu_seconds()
+                    threads[name] = {key: round(after[key] - before.get(key, 0.0), 2) for key in after}
+                    rows[name].append((run.decisions_per_s, run.rpcs_per_s, run.cpu_us_per_rpc))
+            aio.close()
+    raw = statistics.median(row[0] for row in rows["raw"])
+    print(f"{inflight} in flight, 8 bot processes, median of {rounds} rounds of {window:g}s")
+    print(f"{'':16} {'decisions/s':>12} {'RPCs/s':>8} {'CPU µs/RPC':>11} {'decisions ÷ raw':>16} {'RPCs ÷ raw':>11}")
+    for name, values in rows.items():
+        decisions = statistics.median(value[0] for value in values)
+        rpcs = statistics.median(value[1] for value in values)
+        cpu = statistics.median(value[2] for value in values)
+        print(f"{name:16} {decisions:12.0f} {rpcs:8.0f} {cpu:11.1f} {decisions / raw:16.3f} {rpcs / raw:11.3f}")
+    for name, totals in threads.items():
+        print(f"CPU seconds by thread over the last {name} round (window + warm-up): {totals}")
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    if args.inflight:
+        await compare_inflight(args.inflight, args.rounds, args.window)
+        return
+    with tempfile.TemporaryDirectory(prefix="seka-profile-") as directory:
+        workdir = Path(directory)
+        if args.tcp:
+            async with open_tcp_bot("call-tcp", "call_bot.py", workdir=workdir) as bot:
+                results = await measure(bot, calls=args.calls, rounds=args.rounds, profile=args.profile,
+                                        profile_all=args.profile_all)
+        else:
+            async with open_bots([python_bot("call-unix", "call_bot.py")], workdir=workdir) as (bot,):
+                results = await measure(bot, calls=args.calls, rounds=args.rounds, profile=args.profile,
+                                        profile_all=args.profile_all)
+    floor = results["raw sync, default channel"][0]
+    print(f"{'variant':55} {'µs/call':>9} {'÷ raw':>7} {'CPU µs':>8}")
+    for name, (wall, cpu) in results.items():
+        print(f"{name:55} {wall:9.1f} {wall / floor:7.2f} {cpu:8.1f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=300, help="calls per round and variant")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds; the median is kept")
+    parser.add_argument("--tcp", action="store_true", help="a bot on loopback TCP instead of a unix socket")
+    parser.add_argument("--profile", action="store_true", help="profile the arena path with pyinstrument")
+    parser.add_argument("--inflight", type=int, metavar="N", help="compare N sessions in flight with and without Watch")
+    parser.add_argument("--window", type=float, default=4.0, help="seconds per in-flight round")
+    parser.add_argument("--profile-all", action="store_true", help="show library frames in the profile too")
+    trio.run(main_async, parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()
