@@ -40,7 +40,7 @@ import trio
 
 from arena._proto.seka.v1 import seka_pb2 as pb
 from arena._proto.seka.v1 import seka_pb2_grpc as pb_grpc
-from arena.engine import GEORGIAN, SessionState, turn_view
+from arena.engine import GEORGIAN, Bet, SessionState, turn_view
 from arena.match import play_session
 from arena.protocol import ADDRESS_ENV
 from arena.ratings import SessionOutcome, standings
@@ -237,7 +237,8 @@ async def _decision_rounds(connection: BotConnection, sizes: Sizes) -> dict[str,
             # and with it the payload, stays the same from call to call).
             request = turn_request(turn_view(state), session_id=session_id)
             action = action_from_reply(await connection.decide("Act", request))
-            state.verify_bet(action.amount)  # type: ignore[attr-defined]
+            assert isinstance(action, Bet)  # the call bot always pays the least allowed
+            state.verify_bet(action.amount)
         return time.perf_counter() - wall, time.process_time() - cpu
 
     def local_round() -> tuple[float, float]:
@@ -249,7 +250,8 @@ async def _decision_rounds(connection: BotConnection, sizes: Sizes) -> dict[str,
         built = time.perf_counter()
         for _ in range(calls):
             action = action_from_reply(reply)
-            state.verify_bet(action.amount)  # type: ignore[attr-defined]
+            assert isinstance(action, Bet)  # the call bot always pays the least allowed
+            state.verify_bet(action.amount)
         return built - start, time.perf_counter() - built
 
     try:
@@ -465,7 +467,8 @@ async def bench_inflight(sizes: Sizes, workdir: Path) -> dict[str, Any]:
         if decisions_64:
             figures["concurrency_efficiency_64"] = round(
                 statistics.median(decisions_64) / figures["raw_concurrent_calls_per_s_64"], 3)
-            figures["rpc_efficiency_64"] = round(statistics.median(rpcs_64) / figures["raw_concurrent_calls_per_s_64"], 3)
+            figures["rpc_efficiency_64"] = round(
+                statistics.median(rpcs_64) / figures["raw_concurrent_calls_per_s_64"], 3)
             figures["rpc_calls_per_decision"] = round(statistics.median(rpcs_64) / statistics.median(decisions_64), 2)
             figures["arena_memory_per_session_kib"] = round((peak_64 - idle) / 64, 1)
         figures["arena_rss_idle_kib"] = idle

@@ -30,7 +30,7 @@ import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena._proto.seka.v1 import seka_pb2_grpc as pb_grpc
-from arena.engine import turn_view
+from arena.engine import Bet, turn_view
 from arena.transport import BotConnection, call_unary
 from arena.transport._bot import _CHANNEL_OPTIONS
 from arena.transport._convert import action_from_reply, turn_request
@@ -126,7 +126,7 @@ async def to_thread_unary(method: grpc.UnaryUnaryMultiCallable, request: Any, *,
 
 
 async def measure(connection: BotConnection, *, calls: int, rounds: int, profile: bool,
-                  profile_all: bool = False) -> dict[str, float]:
+                  profile_all: bool = False) -> dict[str, tuple[float, float]]:
     state = decision_state()
     session_id = "bench-decision"
     payload = turn_request(turn_view(state), session_id=session_id)
@@ -165,7 +165,8 @@ async def measure(connection: BotConnection, *, calls: int, rounds: int, profile
         for _ in range(calls):
             request = turn_request(turn_view(state), session_id=session_id)
             action = action_from_reply(await connection.decide("Act", request))
-            state.verify_bet(action.amount)  # type: ignore[attr-defined]
+            assert isinstance(action, Bet)  # the call bot always pays the least allowed
+            state.verify_bet(action.amount)
 
     def threads_spinning() -> int:
         return sum(1 for thread in threading.enumerate() if "spin" in thread.name.lower())
@@ -226,7 +227,7 @@ async def measure(connection: BotConnection, *, calls: int, rounds: int, profile
         aio.close()
         for channel in (default_channel, arena_channel, spinning_channel):
             channel.close()
-    return {name: (statistics.median(s[0] for s in values), statistics.median(s[1] for s in values))  # type: ignore[misc]
+    return {name: (statistics.median(wall for wall, _ in values), statistics.median(cpu for _, cpu in values))
             for name, values in samples.items()}
 
 
