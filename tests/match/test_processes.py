@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -118,8 +119,9 @@ async def test_a_bot_flooding_stdout_is_capped_in_its_log_and_plays_on(
 
 
 def _start_arena(command: list[str], out: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=(out / "arena.stderr").open("wb"))
+    with (out / "arena.stderr").open("wb") as stderr:
+        return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=stderr)
 
 
 def _arena_script(out: Path, *modes: str) -> list[str]:
@@ -133,23 +135,21 @@ def _arena_cli(out: Path, *modes: str) -> list[str]:
             "--out", str(out / "cli"), "--quiet"]
 
 
-def _bots_in_play(arena: subprocess.Popen[bytes], out: Path, seats: int) -> list[int]:
-    """The bots' pids once all of them serve, checked to be exactly the arena's children."""
-    pids = [read_pid(out / f"seat{seat}.pid") for seat in range(seats)]
+def _bots_in_play(arena: subprocess.Popen[bytes], out: Path, modes: Sequence[str]) -> list[int]:
+    """The bots' pids, checked to be exactly the arena's children, once the hanging one is in Act."""
+    pids = [read_pid(out / f"seat{seat}.pid") for seat in range(len(modes))]
     assert wait_until(lambda: sorted(children_of(arena.pid)) == sorted(pids), within=5.0), (
         children_of(arena.pid), pids)
-    # Give the arena time to see them ready and call the hanging one.
-    assert wait_until(lambda: (out / "logs").exists() or (out / "cli").exists(), within=5.0)
-    time.sleep(0.3)
+    read_pid(out / f"seat{modes.index('hang')}.hung")
     assert arena.poll() is None, (out / "arena.stderr").read_text()
     return pids
 
 
 @pytest.mark.parametrize("launcher", [_arena_script, _arena_cli], ids=["run_session", "cli"])
-def test_no_bot_outlives_an_arena_killed_with_sigkill(tmp_path: Path, launcher: object) -> None:
-    arena = _start_arena(launcher(tmp_path, "hang", "call"), tmp_path)  # type: ignore[operator]
+def test_no_bot_outlives_an_arena_killed_with_sigkill(tmp_path: Path, launcher: Callable[..., list[str]]) -> None:
+    arena = _start_arena(launcher(tmp_path, "hang", "call"), tmp_path)
     try:
-        pids = _bots_in_play(arena, tmp_path, 2)
+        pids = _bots_in_play(arena, tmp_path, ["hang", "call"])
         arena.kill()
         assert arena.wait(timeout=5) == -signal.SIGKILL
         # The parent-death signal: each bot gets SIGKILL as soon as the arena is gone.
@@ -163,7 +163,7 @@ def test_no_bot_outlives_an_arena_killed_with_sigkill(tmp_path: Path, launcher: 
 def test_no_bot_outlives_an_arena_interrupted_or_terminated(tmp_path: Path, sig: signal.Signals) -> None:
     arena = _start_arena(_arena_cli(tmp_path, "hang", "call"), tmp_path)
     try:
-        pids = _bots_in_play(arena, tmp_path, 2)
+        pids = _bots_in_play(arena, tmp_path, ["hang", "call"])
         arena.send_signal(sig)
         returncode = arena.wait(timeout=10)
         if sig == signal.SIGINT:
@@ -185,7 +185,7 @@ def test_no_bot_outlives_an_arena_interrupted_or_terminated(tmp_path: Path, sig:
 def test_ctrl_c_ends_seka_arena_play_with_status_130(tmp_path: Path) -> None:
     arena = _start_arena(_arena_cli(tmp_path, "hang", "call"), tmp_path)
     try:
-        _bots_in_play(arena, tmp_path, 2)
+        _bots_in_play(arena, tmp_path, ["hang", "call"])
         arena.send_signal(signal.SIGINT)
         assert arena.wait(timeout=10) == 130
         assert (tmp_path / "arena.stderr").read_text().strip() == "seka-arena play: interrupted"
@@ -199,7 +199,7 @@ def test_ctrl_c_ends_seka_arena_play_with_status_130(tmp_path: Path) -> None:
 def test_no_child_of_a_bot_outlives_an_arena_killed_with_sigkill(tmp_path: Path) -> None:
     arena = _start_arena(_arena_script(tmp_path, "grandchild", "hang"), tmp_path)
     try:
-        pids = _bots_in_play(arena, tmp_path, 2)
+        pids = _bots_in_play(arena, tmp_path, ["grandchild", "hang"])
         child = read_pid(tmp_path / "seat0.child")
         arena.kill()
         arena.wait(timeout=5)

@@ -17,7 +17,8 @@ except where its mode says otherwise:
     escape             like grandchild, but the child calls setsid() (leaves the group) and keeps
                        the bot's stdout and stderr open
 
-Every mode writes the bot's own pid to `--pid-file` (when given) once it serves.
+Every mode writes the bot's own pid to `--pid-file` (when given) before it serves; a hanging
+bot also creates the file with the suffix `.hung` when its first Act arrives.
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ from arena.sdk import Action, Bet, Bot, Show, SvaraOffer, Turn, run, serve
 class FaultyBot(Bot):
     name = "faulty"
 
-    def __init__(self, mode: str, *, at: int, seconds: list[float]) -> None:
+    def __init__(self, mode: str, *, at: int, seconds: list[float], pid_file: Path | None) -> None:
         self.mode = mode
+        self.pid_file = pid_file
         self.at = at
         self.seconds = seconds
         self.turns = 0
@@ -45,6 +47,8 @@ class FaultyBot(Bot):
     def act(self, turn: Turn) -> Action:
         self.turns += 1
         if self.mode == "hang":
+            if self.pid_file is not None:
+                self.pid_file.with_suffix(".hung").write_text(str(turn.pot_number))
             threading.Event().wait()
         if self.mode == "crash" and self.turns >= self.at:
             print(f"crashing at turn {self.turns}", file=sys.stderr, flush=True)
@@ -84,7 +88,7 @@ def main() -> None:
     parser.add_argument("--bytes", type=int, default=50_000_000)
     parser.add_argument("--pid-file", type=Path)
     args = parser.parse_args()
-    bot = FaultyBot(args.mode, at=args.at, seconds=args.seconds)
+    bot = FaultyBot(args.mode, at=args.at, seconds=args.seconds, pid_file=args.pid_file)
     if args.mode == "flood":
         chunk = b"x" * 65536
         left = args.bytes
