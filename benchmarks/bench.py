@@ -21,6 +21,7 @@ import math
 import os
 import platform
 import random
+import resource
 import shutil
 import socket
 import statistics
@@ -538,13 +539,19 @@ def tournament_yaml(bots: int, *, concurrency: int = 4) -> str:
             "limits:\n  decision_ms: 5000\n  start_ms: 30000\nisolation: none\nrestart_crashed: true\n")
 
 
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 async def bench_tournament(sizes: Sizes, workdir: Path) -> dict[str, Any]:
     config = parse_config(tournament_yaml(sizes.tournament_bots), filename="<bench>")
     runner = TournamentRunner(config, out=workdir / "tournament")
     try:
-        start = time.perf_counter()
+        start, own, children = time.perf_counter(), _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
         complete = await runner.run()
         played = time.perf_counter()
+        own, children = _cpu(resource.RUSAGE_SELF) - own, _cpu(resource.RUSAGE_CHILDREN) - children
         runner.write_results()
         written = time.perf_counter()
     finally:
@@ -559,6 +566,8 @@ async def bench_tournament(sizes: Sizes, workdir: Path) -> dict[str, Any]:
         "tournament_seconds": round(written - start, 2),
         "tournament_sessions_per_min": round(sessions / (written - start) * 60, 1),
         "tournament_results_seconds": round(written - played, 3),
+        "tournament_arena_cpu_ms_per_session": round(own / sessions * 1000, 1),
+        "tournament_bot_cpu_ms_per_session": round(children / sessions * 1000, 1),
     }
 
 
@@ -739,6 +748,9 @@ _ROWS: list[tuple[str, str, str, str | None]] = [
     ("bot_start_to_ready_ms", "Python bot launch to SERVING", "ms", "python_import_grpc_ms"),
     ("bot_start_to_ready_ms_js", "JS bot launch to SERVING", "ms", "python_import_grpc_ms"),
     ("tournament_sessions_per_min", "tournament sessions/min (bots launched per session)", "/min", None),
+    ("tournament_arena_cpu_ms_per_session", "arena CPU per tournament session", "ms", None),
+    ("tournament_bot_cpu_ms_per_session", "bot processes' CPU per tournament session (start included)", "ms",
+     "tournament_arena_cpu_ms_per_session"),
     ("tournament_vs_longlived_ratio", "… ÷ sessions/min with 4 in flight on long-lived bots", "", None),
     ("plan_seconds_bots_32", "plan(), 32 bots", "s", None),
     ("ratings_seconds_bots_4", "standings, 4 bots, 12 sessions", "s", None),
