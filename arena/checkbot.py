@@ -15,8 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import trio
-
 from .engine import (
     DECK_36,
     GEORGIAN,
@@ -202,6 +200,11 @@ async def _play_scenario(checker: _Checker, scenario: Scenario, number: int) -> 
         events = state.apply(_scripted(script.pop(0)))
 
 
+def print_check(item: Check | str) -> None:
+    """Print a check as one verdict line, or a scenario title."""
+    print(item.line() if isinstance(item, Check) else f"-- {item}", flush=True)
+
+
 async def check_bot(spec: BotSpec, *, report: Callable[[Check | str], None], log_dir: Path) -> bool:
     """Run every scenario against the bot, reporting each check (and each scenario's title).
 
@@ -229,12 +232,3 @@ async def check_bot(spec: BotSpec, *, report: Callable[[Check | str], None], log
                 if bot.dead is not None:
                     break
     return failures == 0
-
-
-def run_check_bot(spec: BotSpec, *, log_dir: Path, print_line: Callable[[str], None] = print) -> bool:
-    """Check a bot from synchronous code, printing one line per check."""
-
-    def report(item: Check | str) -> None:
-        print_line(item.line() if isinstance(item, Check) else f"-- {item}")
-
-    return trio.run(lambda: check_bot(spec, report=report, log_dir=log_dir))

@@ -7,16 +7,18 @@ import json
 import random
 import secrets
 import shlex
+import signal
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import trio
 from rich.console import Console
 from rich.table import Table
 
-from .checkbot import run_check_bot
+from .checkbot import check_bot, print_check
 from .engine import GEORGIAN, ArenaError, Event, SessionState
 from .history import write_history
 from .match import run_session
@@ -28,6 +30,9 @@ from .tournament import TournamentRunner, load_config, plan, write_results
 from .tournament._display import LiveProgress, crosstable_table, standings_table
 from .tournament._sprt import PairResult, run_sprt
 from .transport import BotSpec, Limit, is_address, with_our_python
+
+_T = TypeVar("_T")
+_E = TypeVar("_E", bound=BaseException)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -115,7 +120,7 @@ def _play(args: argparse.Namespace) -> int:
             if line is not None:
                 print(line, flush=True)
 
-    result = trio.run(lambda: run_session(GEORGIAN, specs, seed=seed, session_id=session_id,
+    result = _run_trio(lambda: run_session(GEORGIAN, specs, seed=seed, session_id=session_id,
                                           log_dir=out / "logs" / session_id, on_events=show))
     path = write_history(out / f"{session_id}.jsonl", result.events)
     print(f"\nSeed {seed}. History: {path}. Bot logs: {out / 'logs' / session_id}")
@@ -143,7 +148,7 @@ def _check_bot(args: argparse.Namespace) -> int:
     spec = (BotSpec(name="bot", address=args.address, limit=limit) if args.address
             else bot_specs([shlex.join(command)], limit=limit)[0])
     log_dir = Path(args.logs or tempfile.mkdtemp(prefix="seka-check-logs-"))
-    passed = run_check_bot(spec, log_dir=log_dir)
+    passed = _run_trio(lambda: check_bot(spec, report=print_check, log_dir=log_dir))
     print(f"{'conforms' if passed else 'does NOT conform'}; bot logs in {log_dir}")
     return 0 if passed else 1
 
@@ -164,7 +169,7 @@ def _run(args: argparse.Namespace) -> int:
                       f"{'duplicate' if config.duplicate else 'independent'} deals, {config.concurrency} at a time")
         console.print(f"Seed commitment (SHA-256 of the secret): {runner.commitment}", highlight=False)
         with LiveProgress(console, config.name) as live:
-            complete = trio.run(lambda: runner.run(on_progress=live.update))
+            complete = _run_trio(lambda: runner.run(on_progress=live.update))
         path = runner.write_results()
     finally:
         runner.close()
@@ -240,7 +245,7 @@ def _sprt(args: argparse.Namespace) -> int:
         print(f"pair {pair.number:4d}: score {pair.score:g} (chips {pair.chips}); "
               f"W-D-L {test.wins}-{test.draws}-{test.losses}, LLR {test.llr:+.3f}", flush=True)
 
-    trio.run(lambda: run_sprt(new, old, rules=GEORGIAN, sprt=sprt, seed=seed, max_pairs=args.max_pairs,
+    _run_trio(lambda: run_sprt(new, old, rules=GEORGIAN, sprt=sprt, seed=seed, max_pairs=args.max_pairs,
                               concurrency=args.concurrency, out=out, on_pair=report))
     verdict = {"H1": f"H1 accepted: {new.name} is at least {args.elo1:g} Elo stronger",
                "H0": f"H0 accepted: {new.name} is not {args.elo1:g} Elo stronger",
@@ -312,16 +317,49 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _run_trio(function: Callable[[], Awaitable[_T]]) -> _T:
+    """Run `function` under trio with SIGTERM handled like Ctrl-C: tasks unwind and bots are stopped."""
+
+    async def guarded() -> _T:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_interrupt_on_sigterm)
+            result = await function()
+            nursery.cancel_scope.cancel()
+        return result
+
+    return trio.run(guarded)
+
+
+async def _interrupt_on_sigterm() -> None:
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        async for _ in signals:
+            raise KeyboardInterrupt
+
+
+def _first(error: BaseException, kind: type[_E]) -> _E | None:
+    # Errors from trio nurseries arrive wrapped in (nested) exception groups.
+    if isinstance(error, kind):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            if (found := _first(inner, kind)) is not None:
+                return found
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except ArenaError as error:
-        print(f"seka-arena {args.command}: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"seka-arena {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except BaseException as error:
+        if _first(error, KeyboardInterrupt) is not None:
+            resume = " (run the same command again to resume)" if args.command == "run" else ""
+            print(f"seka-arena {args.command}: interrupted{resume}", file=sys.stderr)
+            return 130
+        if (arena_error := _first(error, ArenaError)) is not None:
+            print(f"seka-arena {args.command}: {arena_error}", file=sys.stderr)
+            return 1
+        raise
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ async def _notify(bots: Sequence[BotConnection], state: SessionState, events: Se
         for event in events:
             notice = notice_for(event, seat, session_id=session_id, bots=state.bots, balances=state.balances,
                                 pot=state.pot)
-            if notice is None or bot.dead is not None:
+            if notice is None or bot.dead is not None or bot.behind:
                 continue
             try:
                 await bot.call("Notify", notice)
@@ -110,9 +110,6 @@ async def play_session(
     """
     state = SessionState(rules, bots=[bot.name for bot in bots], seed=seed, session=session_id, shuffler=shuffler)
     told_id = session_id if public_id is None else public_id
-    for bot in bots:
-        if bot.dead is not None:
-            bot.telemetry.faults[bot.dead.kind.value] += 1
     await _hello(bots, rules, told_id)
     events: Sequence[Event] = list(state.events)
     while True:

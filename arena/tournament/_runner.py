@@ -17,7 +17,6 @@ import hmac
 import io
 import json
 import os
-import signal
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -109,8 +108,8 @@ class TournamentRunner:
     async def run(self, *, on_progress: Callable[[Progress], None] = lambda progress: None) -> bool:
         """Play every unfinished session; True when the tournament is complete.
 
-        SIGTERM is handled like Ctrl-C: sessions in flight are abandoned (their bots stopped) and
-        will be replayed from their start by the next run.
+        When cancelled (Ctrl-C), sessions in flight are abandoned, their bots stopped, and the
+        next run replays them from their start.
         """
         todo = sorted(self.store.unfinished(), key=lambda record: record.index)
         finished = len(self.plan) - len(todo)
@@ -127,19 +126,10 @@ class TournamentRunner:
             faults += sum(sum(kinds.values()) for kinds in _faults_by_bot(result).values())
             on_progress(Progress(finished, len(self.plan), faults, self.store.session(record.id)))
 
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._cancel_on_sigterm, nursery.cancel_scope)
-            async with trio.open_nursery() as sessions:
-                for record in todo:
-                    sessions.start_soon(play, record)
-            nursery.cancel_scope.cancel()
+        async with trio.open_nursery() as sessions:
+            for record in todo:
+                sessions.start_soon(play, record)
         return finished == len(self.plan)
-
-    async def _cancel_on_sigterm(self, scope: trio.CancelScope) -> None:
-        with trio.open_signal_receiver(signal.SIGTERM) as signals:
-            async for _ in signals:
-                scope.cancel()
-                raise KeyboardInterrupt
 
     async def _play(self, record: SessionRecord) -> SessionResult:
         await trio.to_thread.run_sync(self.store.mark_running, record.id)

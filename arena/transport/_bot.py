@@ -148,6 +148,9 @@ class BotConnection:
         self.bank_left = spec.limit.time_bank
         self.dead: BotFault | None = None
         """Set once the bot cannot answer any more (it exited, or never became ready)."""
+        self.behind = False
+        """True after a call timed out, until the bot answers again: notices skip it meanwhile,
+        since a bot that is still working on an abandoned call would time each of them out too."""
 
     def close(self) -> None:
         self._channel.close()
@@ -206,6 +209,7 @@ class BotConnection:
             with trio.fail_after(timeout + self.spec.limit.slack):
                 reply = await call_unary(getattr(self._stub, method), request, timeout=timeout)
         except trio.TooSlowError:
+            self.behind = True
             raise BotFault(Fault.TIMEOUT, f"{method} not answered within {timeout * 1000:.0f} ms") from None
         except grpc.RpcError as error:
             if error.code() == grpc.StatusCode.UNAVAILABLE and self.process is not None:  # type: ignore[attr-defined]
@@ -213,7 +217,10 @@ class BotConnection:
                 # give it that moment, so the fault names its exit status and marks it dead.
                 with trio.move_on_after(_EXIT_WAIT):
                     await self.process.wait()
-            raise self._fault_from(method, error, timeout) from None
+            fault = self._fault_from(method, error, timeout)
+            self.behind = fault.kind is Fault.TIMEOUT
+            raise fault from None
+        self.behind = False
         LOGGER.debug("%s %s <- %s", self.name, method, reply)
         return reply
 
