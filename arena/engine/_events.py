@@ -109,16 +109,16 @@ class Acted:
 
 
 @dataclass(frozen=True, slots=True)
-class Revealed:
-    """The action cap was reached: everyone still in shows; `winner` is None for a svara."""
-
-    KIND: ClassVar[str] = "reveal"
+class _HandsShown:
     pot: int
     replay: int
     seats: tuple[int, ...]
     hands: Hands
     values: Mapping[int, HandValue]
     winner: int | None
+    """The strongest hand's seat, or None when two or more tie for it (a svara)."""
+
+    KIND: ClassVar[str]
 
     def to_json(self) -> dict[str, Any]:
         return {"event": self.KIND, "pot": self.pot, "replay": self.replay, "seats": list(self.seats),
@@ -126,20 +126,17 @@ class Revealed:
 
 
 @dataclass(frozen=True, slots=True)
-class ShowdownHeld:
-    """A heads-up show: both hands revealed; `winner` is None for a svara."""
+class Revealed(_HandsShown):
+    """The action cap was reached: everyone still in shows, clockwise from the dealer's left."""
+
+    KIND: ClassVar[str] = "reveal"
+
+
+@dataclass(frozen=True, slots=True)
+class ShowdownHeld(_HandsShown):
+    """A heads-up show: both hands revealed, the shower's first."""
 
     KIND: ClassVar[str] = "showdown"
-    pot: int
-    replay: int
-    seats: tuple[int, ...]
-    hands: Hands
-    values: Mapping[int, HandValue]
-    winner: int | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"event": self.KIND, "pot": self.pot, "replay": self.replay, "seats": list(self.seats),
-                "hands": _hands_json(self.hands), "values": _values_json(self.values), "winner": self.winner}
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ decision, each bot receiving only its seat's form of every event.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,37 +41,39 @@ class SessionResult:
     seats: tuple[SeatReport, ...]
 
 
-async def _notify(bots: Sequence[BotConnection], state: SessionState, events: Sequence[Event], session_id: str) -> None:
-    async def tell(seat: int, bot: BotConnection) -> None:
-        for event in events:
-            notice = notice_for(event, seat, session_id=session_id, bots=state.bots, balances=state.balances,
-                                pot=state.pot)
-            if notice is None or bot.dead is not None or bot.behind:
-                continue
-            try:
-                await bot.call("Notify", notice)
-            except BotFault as fault:
-                bot.telemetry.faults[fault.kind.value] += 1
+async def _each_bot(bots: Sequence[BotConnection], call: Callable[[int, BotConnection], Awaitable[None]]) -> None:
+    """Run `call` for every seat's bot at once; a bot's failure is counted in its telemetry."""
 
-    async with trio.open_nursery() as nursery:
-        for seat, bot in enumerate(bots):
-            nursery.start_soon(tell, seat, bot)
-
-
-async def _hello(bots: Sequence[BotConnection], rules: Rules, session_id: str) -> None:
-    async def greet(seat: int, bot: BotConnection) -> None:
-        limit = bot.spec.limit
-        request = hello_request(rules, seats=len(bots), seat=seat, session_id=session_id,
-                                decision_ms=round(limit.decision * 1000), time_bank_ms=round(limit.time_bank * 1000),
-                                start_ms=round(limit.start * 1000))
+    async def guarded(seat: int, bot: BotConnection) -> None:
         try:
-            await bot.call("Hello", request)
+            await call(seat, bot)
         except BotFault as fault:
             bot.telemetry.faults[fault.kind.value] += 1
 
     async with trio.open_nursery() as nursery:
         for seat, bot in enumerate(bots):
-            nursery.start_soon(greet, seat, bot)
+            nursery.start_soon(guarded, seat, bot)
+
+
+async def _notify(bots: Sequence[BotConnection], state: SessionState, events: Sequence[Event], session_id: str) -> None:
+    async def tell(seat: int, bot: BotConnection) -> None:
+        for event in events:
+            notice = notice_for(event, seat, session_id=session_id, bots=state.bots, balances=state.balances,
+                                pot=state.pot)
+            if notice is not None and bot.dead is None and not bot.behind:
+                await bot.call("Notify", notice)
+
+    await _each_bot(bots, tell)
+
+
+async def _hello(bots: Sequence[BotConnection], rules: Rules, session_id: str) -> None:
+    async def greet(seat: int, bot: BotConnection) -> None:
+        limit = bot.spec.limit
+        await bot.call("Hello", hello_request(
+            rules, seats=len(bots), seat=seat, session_id=session_id, decision_ms=round(limit.decision * 1000),
+            time_bank_ms=round(limit.time_bank * 1000), start_ms=round(limit.start * 1000)))
+
+    await _each_bot(bots, greet)
 
 
 async def _decide(bot: BotConnection, state: SessionState, session_id: str) -> tuple[list[Event], Fault | None]:
