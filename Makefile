@@ -11,6 +11,7 @@ demo: $(STAMP)
 	$(BIN)/seka-arena run tournaments/demo.yaml
 
 test: $(STAMP) $(JS_BOT)/node_modules/.installed
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 setup: $(STAMP)

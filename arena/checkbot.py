@@ -83,8 +83,9 @@ class Check:
 
 def _scripted(word: str) -> Fold | Bet | Show | SvaraAnswer:
     verb, _, amount = word.partition(" ")
-    return {"fold": Fold(), "show": Show(), "enter": SvaraAnswer(True), "decline": SvaraAnswer(False)}.get(
-        verb) or Bet(int(amount))
+    fixed: dict[str, Fold | Show | SvaraAnswer] = {"fold": Fold(), "show": Show(), "enter": SvaraAnswer(True),
+                                                   "decline": SvaraAnswer(False)}
+    return fixed[verb] if verb in fixed else Bet(int(amount))
 
 
 class _Checker:

@@ -22,7 +22,7 @@ from .checkbot import check_bot, print_check
 from .engine import GEORGIAN, ArenaError, Event, SessionState
 from .history import write_history
 from .match import run_session
-from .policies import RandomPolicy, ThresholdPolicy, play_in_process
+from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
 from .ratings import Sprt
 from .replay import describe_event, replay_file
 from .storage import Store
@@ -41,8 +41,8 @@ def _demo(args: argparse.Namespace) -> int:
     Example: seka-arena demo --seed 7 --out demo-out
     """
     rng = random.Random(args.seed)
-    policies = [ThresholdPolicy(), RandomPolicy(random.Random(rng.random())),
-                ThresholdPolicy(call_from=15, name="loose-threshold")]
+    policies: list[Policy] = [ThresholdPolicy(), RandomPolicy(random.Random(rng.random())),
+                              ThresholdPolicy(call_from=15, name="loose-threshold")]
     state = play_in_process(GEORGIAN, policies, seed=str(args.seed), session="demo")
     path = write_history(Path(args.out) / "demo-session.jsonl", state.events)
     result = replay_file(path)

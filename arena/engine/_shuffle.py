@@ -12,7 +12,7 @@ what duplicate (mirrored) sessions need. The first dealer is drawn from the stre
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from ._cards import Card
 
@@ -67,7 +67,7 @@ def seeded_shuffler(seed: str, deck: Sequence[Card]) -> Shuffler:
     return lambda pot, replay: deck_order(seed, pot, replay, fixed_deck)
 
 
-def stacked_shuffler(stacked: dict[tuple[int, int], dict[int, Sequence[Card]]], fallback: Shuffler) -> Shuffler:
+def stacked_shuffler(stacked: Mapping[tuple[int, int], Mapping[int, Sequence[Card]]], fallback: Shuffler) -> Shuffler:
     """A `Shuffler` that gives chosen seats chosen cards in chosen deals, for tests and scripted checks.
 
     `stacked` maps (pot, replay) to {seat: three cards}; the other seats of that deal receive

@@ -16,7 +16,8 @@ from typing import Any
 
 import trio
 
-from ..engine import Amount, Event, Fault, IllegalActionError, Phase, Rules, SessionState, Shuffler, svara_view, turn_view
+from ..engine import (Action, Amount, Event, Fault, IllegalActionError, Phase, Rules, SessionState, Shuffler,
+                      svara_view, turn_view)
 from ..transport import BotConnection, BotFault, BotSpec, MalformedReplyError, open_bot
 from ..transport._convert import action_from_reply, answer_from_reply, hello_request, notice_for, svara_offer, turn_request
 
@@ -79,12 +80,13 @@ async def _hello(bots: Sequence[BotConnection], rules: Rules, session_id: str) -
 async def _decide(bot: BotConnection, state: SessionState, session_id: str) -> tuple[list[Event], Fault | None]:
     """Ask the bot to act and apply its answer; any failure becomes the fault's fold or decline."""
     try:
+        action: Action
         if state.phase is Phase.SVARA_OFFER:
-            request = svara_offer(svara_view(state), session_id=session_id, dealer=state.dealer)
-            action: Any = answer_from_reply(await bot.decide("Svara", request))
+            offer = svara_offer(svara_view(state), session_id=session_id, dealer=state.dealer)
+            action = answer_from_reply(await bot.decide("Svara", offer))
         else:
-            request = turn_request(turn_view(state), session_id=session_id)
-            action = action_from_reply(await bot.decide("Act", request))
+            turn = turn_request(turn_view(state), session_id=session_id)
+            action = action_from_reply(await bot.decide("Act", turn))
         return state.apply(action), None
     except BotFault as fault:
         kind = fault.kind

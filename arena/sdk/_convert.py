@@ -24,7 +24,7 @@ from ._types import (
 )
 
 _ACTION_KINDS = {pb.ACTION_KIND_BET: "bet", pb.ACTION_KIND_FOLD: "fold", pb.ACTION_KIND_SHOW: "show"}
-_FAULTS = {pb.FAULT_TIMEOUT: "timeout", pb.FAULT_ILLEGAL: "illegal", pb.FAULT_MALFORMED: "malformed",
+_FAULTS: dict[int, str] = {pb.FAULT_TIMEOUT: "timeout", pb.FAULT_ILLEGAL: "illegal", pb.FAULT_MALFORMED: "malformed",
            pb.FAULT_CRASH: "crash"}
 _SHOWDOWN_KINDS = {pb.SHOWDOWN_KIND_HEADS_UP: "heads_up", pb.SHOWDOWN_KIND_ACTION_CAP: "action_cap"}
 

@@ -35,7 +35,7 @@ class BotServerError(ArenaError, RuntimeError):
 
 
 def _brief(message: Any) -> str:
-    return text_format.MessageToString(message, as_one_line=True)
+    return str(text_format.MessageToString(message, as_one_line=True))
 
 
 class _Servicer(pb_grpc.SekaBotServicer):

@@ -603,7 +603,7 @@ def _read_participant(
         address = _read_address(reader, entries["address"].node, f"{path}.address")
         if "cwd" in entries:
             reader.report(entries["cwd"].key_line, f"{path}.cwd", "only used with a command (this bot is given by address)")
-    elif not _misspells(reader, node, ("command", "address")):
+    elif not (isinstance(node, yaml.MappingNode) and _misspells(reader, node, ("command", "address"))):
         # A misspelt `comand:` is already reported with a suggestion; saying it is missing adds noise.
         reader.report(line, path, "needs a command (to start the bot) or an address (of a running bot)")
 

@@ -212,7 +212,7 @@ class BotConnection:
             self.behind = True
             raise BotFault(Fault.TIMEOUT, f"{method} not answered within {timeout * 1000:.0f} ms") from None
         except grpc.RpcError as error:
-            if error.code() == grpc.StatusCode.UNAVAILABLE and self.process is not None:  # type: ignore[attr-defined]
+            if error.code() == grpc.StatusCode.UNAVAILABLE and self.process is not None:
                 # A bot that dies mid-call closes its socket a moment before it can be reaped:
                 # give it that moment, so the fault names its exit status and marks it dead.
                 with trio.move_on_after(_EXIT_WAIT):
@@ -225,8 +225,8 @@ class BotConnection:
         return reply
 
     def _fault_from(self, method: str, error: grpc.RpcError, timeout: float) -> BotFault:
-        code = error.code()  # type: ignore[attr-defined]
-        details = error.details() or ""  # type: ignore[attr-defined]
+        code = error.code()
+        details = error.details() or ""
         if code in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED):
             return BotFault(Fault.TIMEOUT, f"{method} not answered within {timeout * 1000:.0f} ms")
         if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
@@ -237,14 +237,14 @@ class BotConnection:
             return BotFault(Fault.MALFORMED, f"{method} is not implemented by the bot")
         try:
             self._raise_if_exited(f"exited during {method}")
-        except BotFault as fault:
-            self.dead = fault
-            return fault
+        except BotFault as exited:
+            self.dead = exited
+            return exited
         if code == grpc.StatusCode.UNAVAILABLE:
-            fault = BotFault(Fault.CRASH, f"{method}: unreachable ({details})")
+            unreachable = BotFault(Fault.CRASH, f"{method}: unreachable ({details})")
             if self.process is None:
-                self.dead = fault
-            return fault
+                self.dead = unreachable
+            return unreachable
         return BotFault(Fault.CRASH, f"{method} failed in the bot: {code.name} {details}")
 
     def _raise_if_exited(self, what: str) -> None:

@@ -13,7 +13,7 @@ import grpc
 import trio
 
 
-async def call_unary(method: grpc.UnaryUnaryMultiCallable, request: Any, *, timeout: float) -> Any:
+async def call_unary(method: grpc.UnaryUnaryMultiCallable[Any, Any], request: Any, *, timeout: float) -> Any:
     """Send one unary call and wait for its reply without blocking trio.
 
     `timeout` becomes the gRPC deadline; the caller's cancel scopes also cancel the call.
@@ -25,7 +25,7 @@ async def call_unary(method: grpc.UnaryUnaryMultiCallable, request: Any, *, time
     task = trio.lowlevel.current_task()
     future = method.future(request, timeout=timeout)
 
-    def wake(_: grpc.Future) -> None:
+    def wake(_: grpc.Future[Any]) -> None:
         try:
             token.run_sync_soon(trio.lowlevel.reschedule, task)
         except trio.RunFinishedError:  # the run ended (interrupted): nobody is waiting any more
@@ -37,7 +37,7 @@ async def call_unary(method: grpc.UnaryUnaryMultiCallable, request: Any, *, time
         # Cancelling the future ends the RPC on the wire; its done callback then wakes us, and we
         # raise the Cancelled that trio handed us.
         cancelled.append(raise_cancel)
-        future.cancel()
+        future.cancel()  # type: ignore[no-untyped-call]
         return trio.lowlevel.Abort.FAILED
 
     future.add_done_callback(wake)

@@ -131,7 +131,7 @@ def notice_for(event: Event, seat: int, *, session_id: str, bots: Sequence[str],
         return pb.Notice(session_id=session_id, deal=pb.DealNotice(
             pot_number=visible.pot, replay=visible.replay, dealer=visible.dealer, seat=seat,
             cards=[str(card) for card in visible.hands[seat]], seats=_seats(bots),
-            players=sorted(event.hands), balances=_amounts(balances), pot=amount_to_proto(pot)))
+            players=sorted(_dealt_in(event)), balances=_amounts(balances), pot=amount_to_proto(pot)))
     if isinstance(visible, (ShowdownHeld, Revealed)):
         showdown = pb.ShowdownNotice(
             pot_number=visible.pot, replay=visible.replay,
@@ -149,6 +149,12 @@ def notice_for(event: Event, seat: int, *, session_id: str, bots: Sequence[str],
         return pb.Notice(session_id=session_id, session_end=pb.SessionEndNotice(
             balances=_amounts(visible.balances), winners=visible.winners))
     return None
+
+
+def _dealt_in(event: Event) -> list[int]:
+    # The unredacted deal names every seat dealt in; the seat's own copy names only itself.
+    assert isinstance(event, Dealt)
+    return list(event.hands)
 
 
 def action_from_reply(reply: pb.TurnReply) -> Action:
