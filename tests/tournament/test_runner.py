@@ -131,3 +131,26 @@ def test_resume_after_sigkill_gives_the_same_standings_and_histories(tmp_path: P
     with sqlite3.connect(resumed / "tournament.sqlite") as connection:
         attempts = dict(connection.execute("SELECT id, attempts FROM sessions"))
     assert all(attempts[session] == 1 for session in finished_before), "a finished session was played again"
+
+
+def test_schedule_prints_every_planned_session_without_playing(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    definition = _write(tmp_path, blocks=2)
+    assert main(["schedule", str(definition)]) == 0
+    out = capsys.readouterr().out
+    assert "12 sessions" in out and "s0012" in out and "b0006" in out
+    assert not (tmp_path / "results").exists()
+
+
+def test_sprt_accepts_that_the_caller_beats_the_random_bot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sprt", f"python3 {ROOT}/sample_bots/call_bot.py", f"python3 {ROOT}/sample_bots/random_bot.py",
+                 "--elo1", "100", "--max-pairs", "40", "--seed", "sprt-test", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "H1 accepted: call_bot is at least 100 Elo stronger" in out
+    scored = [int(line.split()[1].rstrip(":")) for line in out.splitlines() if line.startswith("pair ")]
+    assert 5 <= len(scored) <= 40
+    histories = tmp_path / "sprt-sprt-test" / "histories"
+    for number in scored:  # every scored pair: the same cards twice, seats swapped
+        first, second = (replay_file(histories / f"p{number:04d}-{mirror}.jsonl").state for mirror in (0, 1))
+        assert first.events[1].hands == second.events[1].hands
+        assert first.bots == tuple(reversed(second.bots))
