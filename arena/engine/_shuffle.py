@@ -12,6 +12,7 @@ what duplicate (mirrored) sessions need. The first dealer is drawn from the stre
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from ._cards import Card
@@ -22,12 +23,13 @@ Shuffler = Callable[[int, int], Sequence[Card]]
 _WORD = 1 << 64
 
 
+_FOUR_WORDS = struct.Struct(">4Q").unpack
+
+
 def _words(material: bytes) -> Iterator[int]:
     block = 0
     while True:
-        digest = hashlib.sha256(material + block.to_bytes(8, "big")).digest()
-        for offset in range(0, 32, 8):
-            yield int.from_bytes(digest[offset : offset + 8], "big")
+        yield from _FOUR_WORDS(hashlib.sha256(material + block.to_bytes(8, "big")).digest())
         block += 1
 
 
