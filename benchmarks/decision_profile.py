@@ -169,7 +169,8 @@ async def measure(connection: BotConnection, *, calls: int, rounds: int, profile
             state.verify_bet(action.amount)
 
     def threads_spinning() -> int:
-        return sum(1 for thread in threading.enumerate() if "spin" in thread.name.lower())
+        # grpcio starts its spin threads as cygrpc.ForkManagedThread, which names them "Thread-N (_run)".
+        return sum(1 for thread in threading.enumerate() if thread.name.endswith("(_run)"))
 
     variants: dict[str, Callable[[], Awaitable[None]]] = {
         "raw sync, default channel": sync(default_stub),
@@ -205,7 +206,7 @@ async def measure(connection: BotConnection, *, calls: int, rounds: int, profile
             await arena_path()
             samples["arena path + Watch held open on its channel"].append(
                 ((time.perf_counter() - wall) / calls * 1e6, (time.process_time() - cpu) / calls * 1e6))
-        print(f"spin threads alive now: {threads_spinning()}")
+        print(f"grpcio spin threads alive with two Watch streams open: {threads_spinning()}")
         if profile:
             from pyinstrument import Profiler
 
@@ -269,12 +270,12 @@ async def compare_inflight(inflight: int, rounds: int, window: float) -> None:
                     try:
                         run = await _sessions_in_flight(bots, inflight, warmup=1.0, window=window,
                                                         tag=f"{name}-{number}")
+                        after = thread_cpu_seconds()  # before the spin threads held alive exit
                     finally:
                         for keep in keeps:
                             keep.close()
                         for step in undo:
                             step()
-                    after = thread_cpu_seconds()
                     threads[name] = {key: round(after[key] - before.get(key, 0.0), 2) for key in after}
                     rows[name].append((run.decisions_per_s, run.rpcs_per_s, run.cpu_us_per_rpc))
             aio.close()
@@ -287,7 +288,8 @@ async def compare_inflight(inflight: int, rounds: int, window: float) -> None:
         cpu = statistics.median(value[2] for value in values)
         print(f"{name:16} {decisions:12.0f} {rpcs:8.0f} {cpu:11.1f} {decisions / raw:16.3f} {rpcs / raw:11.3f}")
     for name, totals in threads.items():
-        print(f"CPU seconds by thread over the last {name} round (window + warm-up): {totals}")
+        print(f"CPU seconds by thread over the last {name} round (window + warm-up; threads that ended "
+              f"meanwhile, such as short-lived spin threads, are missing): {totals}")
 
 
 async def main_async(args: argparse.Namespace) -> None:
