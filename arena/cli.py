@@ -11,6 +11,7 @@ import signal
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -29,7 +30,7 @@ from .storage import Store
 from .tournament import TournamentRunner, load_config, plan, write_results
 from .tournament._display import LiveProgress, crosstable_table, standings_table
 from .tournament._sprt import PairResult, run_sprt
-from .transport import BotSpec, Limit, is_address, with_our_python
+from .transport import BotSpec, Isolation, Limit, is_address, verify_isolation, with_our_python
 
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=BaseException)
@@ -63,7 +64,7 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def bot_specs(arguments: Sequence[str], *, limit: Limit) -> list[BotSpec]:
+def bot_specs(arguments: Sequence[str], *, limit: Limit, isolation: Isolation = Isolation.NONE) -> list[BotSpec]:
     """Bot specs from `play` arguments: `[NAME=]COMMAND` or `[NAME=]ADDRESS`, names made unique.
 
     >>> [(spec.name, spec.command or spec.address) for spec in bot_specs(  # doctest: +ELLIPSIS
@@ -88,14 +89,13 @@ def bot_specs(arguments: Sequence[str], *, limit: Limit) -> list[BotSpec]:
             script = next((word for word in reversed(words) if "/" in word or "." in word), words[0])
             stem = Path(script).stem
             spec_name = name or (Path(script).parent.name if stem == "index" else stem)
-            specs.append(BotSpec(name=spec_name, command=with_our_python(words), limit=limit))
+            specs.append(BotSpec(name=spec_name, command=with_our_python(words), limit=limit, isolation=isolation))
         unique, number = specs[-1].name, 2
         while unique in taken:
             unique, number = f"{specs[-1].name}-{number}", number + 1
         taken.add(unique)
         if unique != specs[-1].name:
-            spec = specs.pop()
-            specs.append(BotSpec(name=unique, command=spec.command, address=spec.address, limit=limit))
+            specs[-1] = replace(specs[-1], name=unique)
     return specs
 
 
@@ -107,7 +107,9 @@ def _play(args: argparse.Namespace) -> int:
     if not 2 <= len(args.bots) <= GEORGIAN.max_seats:
         raise ArenaError(f"a session seats 2 to {GEORGIAN.max_seats} bots, not {len(args.bots)}")
     limit = Limit(decision=args.decision_ms / 1000, time_bank=args.time_bank_ms / 1000, start=args.start_ms / 1000)
-    specs = bot_specs(args.bots, limit=limit)
+    isolation = Isolation(args.isolation)
+    verify_isolation(isolation)
+    specs = bot_specs(args.bots, limit=limit, isolation=isolation)
     seed = args.seed if args.seed is not None else secrets.token_hex(8)
     session_id = f"play-{seed}"
     out = Path(args.out)
@@ -145,8 +147,10 @@ def _check_bot(args: argparse.Namespace) -> int:
     if bool(command) == bool(args.address):
         raise ArenaError("give the bot's command after -- , or --address HOST:PORT (not both)")
     limit = Limit(decision=args.decision_ms / 1000, start=args.start_ms / 1000)
+    isolation = Isolation(args.isolation)
+    verify_isolation(isolation)
     spec = (BotSpec(name="bot", address=args.address, limit=limit) if args.address
-            else bot_specs([shlex.join(command)], limit=limit)[0])
+            else bot_specs([shlex.join(command)], limit=limit, isolation=isolation)[0])
     log_dir = Path(args.logs or tempfile.mkdtemp(prefix="seka-check-logs-"))
     passed = _run_trio(lambda: check_bot(spec, report=print_check, log_dir=log_dir))
     print(f"{'conforms' if passed else 'does NOT conform'}; bot logs in {log_dir}")
@@ -287,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--time-bank-ms", type=int, default=0, help="extra time per session (default 0)")
     play.add_argument("--start-ms", type=int, default=10000, help="time for a bot to become ready (default 10000)")
     play.add_argument("--quiet", action="store_true", help="print only the result")
+    _isolation_option(play)
     play.set_defaults(run=_play)
 
     check = commands.add_parser("check-bot", help="check that a bot follows the protocol",
@@ -295,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--decision-ms", type=int, default=1000, help="time per call (default 1000)")
     check.add_argument("--start-ms", type=int, default=10000, help="time to become ready (default 10000)")
     check.add_argument("--logs", help="folder for the bot's stdout/stderr logs (default: a new temporary one)")
+    _isolation_option(check)
     check.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command that starts the bot")
     check.set_defaults(run=_check_bot)
 
@@ -335,6 +341,12 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--quiet", action="store_true", help="print only the verdict")
     replay.set_defaults(run=_replay)
     return parser
+
+
+def _isolation_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--isolation", choices=[level.value for level in Isolation], default=Isolation.NONE.value,
+                        help="fence launched bots in: none (default), limits (resource limits, cgroups) or "
+                             "sandbox (limits + bubblewrap); see docs/isolation.md")
 
 
 def _run_trio(function: Callable[[], Awaitable[_T]]) -> _T:

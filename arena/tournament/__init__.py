@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..transport import Isolation as Isolation
 from ._config import Format as Format
-from ._config import Isolation as Isolation
 from ._config import Limits as Limits
 from ._config import Participant as Participant
 from ._config import TournamentConfig as TournamentConfig

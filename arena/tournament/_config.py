@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 import yaml
 
 from ..engine import GEORGIAN, Amount, Rules, RulesError, parse_amount, profile
+from ..transport import Isolation
 from ._errors import ConfigProblem, TournamentConfigError
 
 _T = TypeVar("_T")
@@ -56,17 +57,6 @@ class Format(enum.Enum):
     """The challenger plays every combination of `table_size - 1` other participants."""
 
 
-class Isolation(enum.Enum):
-    """How far the runner fences bot processes in."""
-
-    NONE = "none"
-    """Plain child processes; resource limits are not applied."""
-    LIMITS = "limits"
-    """Child processes with the resource limits (`cpu_seconds`, `memory_mb`, `open_files`) applied."""
-    SANDBOX = "sandbox"
-    """Resource limits plus whatever sandbox the runner provides (no network, private filesystem)."""
-
-
 @dataclass(frozen=True)
 class Limits:
     """Time and resource budgets of one bot. Resource limits of None mean no limit."""
@@ -78,11 +68,15 @@ class Limits:
     start_ms: int = 10000
     """Milliseconds to start and answer the handshake."""
     cpu_seconds: int | None = None
-    """CPU seconds for the bot process (like RLIMIT_CPU); only with isolation `limits` or `sandbox`."""
+    """CPU seconds of each bot process (RLIMIT_CPU); `limits` and `sandbox` default to 300."""
     memory_mb: int | None = None
-    """Address space in MiB for the bot process; only with isolation `limits` or `sandbox`."""
+    """MiB of memory for the bot and its children (a cgroup limit; address space under `none`); default 1024."""
+    processes: int | None = None
+    """Processes and threads of the bot together (a cgroup limit, not under `none`); default 64."""
     open_files: int | None = None
-    """Open file descriptors for the bot process; only with isolation `limits` or `sandbox`."""
+    """Open file descriptors of each bot process (RLIMIT_NOFILE); default 256."""
+    file_size_mb: int | None = None
+    """MiB any file the bot writes may reach (RLIMIT_FSIZE); default 64."""
 
 
 _LIMIT_MINIMA: dict[str, int] = {
@@ -91,9 +85,11 @@ _LIMIT_MINIMA: dict[str, int] = {
     "start_ms": 1,
     "cpu_seconds": 1,
     "memory_mb": 1,
+    "processes": 1,
     "open_files": 1,
+    "file_size_mb": 1,
 }
-_OPTIONAL_LIMITS = frozenset({"cpu_seconds", "memory_mb", "open_files"})
+_OPTIONAL_LIMITS = frozenset({"cpu_seconds", "memory_mb", "processes", "open_files", "file_size_mb"})
 
 
 @dataclass(frozen=True)

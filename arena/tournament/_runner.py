@@ -31,8 +31,8 @@ from ..history import write_history
 from ..match import SessionResult, run_session
 from ..ratings import SessionOutcome, Standing, standings
 from ..storage import SessionRecord, Store
-from ..transport import BotSpec, Limit, ProcessLimits
-from ._config import Isolation, Participant, TournamentConfig, load_config
+from ..transport import BotSpec, Isolation, Limit, ProcessLimits, verify_isolation
+from ._config import Participant, TournamentConfig, load_config
 from ._schedule import PlannedSession, commitment, plan
 
 RESAMPLES = 1000
@@ -55,15 +55,15 @@ def results_dir(out: Path, name: str) -> Path:
 
 
 def bot_spec(participant: Participant, isolation: Isolation) -> BotSpec:
-    """The transport's view of a participant: how to reach it and what it is allowed."""
+    """The transport's view of a participant: how to reach it, what it is allowed and how it is fenced in."""
     limits = participant.limits
     limit = Limit(decision=limits.decision_ms / 1000, time_bank=limits.time_bank_ms / 1000,
                   start=limits.start_ms / 1000)
-    process = ProcessLimits(cpu_seconds=limits.cpu_seconds, memory_mb=limits.memory_mb,
-                            open_files=limits.open_files)
+    process = ProcessLimits(cpu_seconds=limits.cpu_seconds, memory_mb=limits.memory_mb, processes=limits.processes,
+                            open_files=limits.open_files, file_size_mb=limits.file_size_mb)
     return BotSpec(name=participant.name, command=participant.command, address=participant.address,
                    cwd=str(participant.cwd) if participant.cwd else None, env=dict(participant.env), limit=limit,
-                   process=process)
+                   process=process, isolation=isolation)
 
 
 def public_session_id(secret: str, session_id: str) -> str:
@@ -86,6 +86,7 @@ class TournamentRunner:
     """One tournament's run from its YAML file to its standings, resumable at any point."""
 
     def __init__(self, config: TournamentConfig, *, out: Path) -> None:
+        verify_isolation(config.isolation)  # before anything is stored: say what the machine lacks
         self.directory = results_dir(out, config.name)
         self.store = Store.open(self.directory / "tournament.sqlite")
         record = self.store.init_tournament(name=config.name, definition=config.source, secret=config.seed,

@@ -14,6 +14,12 @@ from ._bot import with_our_python as with_our_python
 from ._bridge import call_unary as call_unary
 from ._convert import MalformedReplyError as MalformedReplyError
 from ._process import BotProcess as BotProcess
-from ._process import ProcessLimits as ProcessLimits
+from ._sandbox import DEFAULT_LIMITS as DEFAULT_LIMITS
+from ._sandbox import Isolation as Isolation
+from ._sandbox import ProcessLimits as ProcessLimits
+from ._sandbox import SandboxError as SandboxError
+from ._sandbox import isolation_problem as isolation_problem
+from ._sandbox import remove_stale_cgroups as remove_stale_cgroups
+from ._sandbox import verify_isolation as verify_isolation
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

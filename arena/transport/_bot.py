@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 import os
 import re
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -23,7 +25,8 @@ from .._proto.seka.v1 import seka_pb2_grpc as pb_grpc
 from ..engine import ArenaError, Fault
 from ..protocol import ADDRESS_ENV
 from ._bridge import call_unary
-from ._process import BotProcess, ProcessLimits, describe_exit
+from ._process import BotProcess
+from ._sandbox import NOBODY, Isolation, ProcessLimits, sandbox_env
 
 LOGGER = logging.getLogger(__name__)
 
@@ -91,6 +94,8 @@ class BotSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     limit: Limit = Limit()
     process: ProcessLimits = ProcessLimits()
+    isolation: Isolation = Isolation.NONE
+    """How the launched bot is fenced in (ignored for a bot given by address)."""
     disabled: str | None = None
     """Why this bot is not to be started at all; it then folds every turn as crashed."""
 
@@ -249,7 +254,7 @@ class BotConnection:
 
     def _raise_if_exited(self, what: str) -> None:
         if self.process is not None and (returncode := self.process.returncode) is not None:
-            raise BotFault(Fault.CRASH, f"{what} ({describe_exit(returncode)}){self._stderr_note()}")
+            raise BotFault(Fault.CRASH, f"{what} ({self.process.exit_description()}){self._stderr_note()}")
 
     def _stderr_note(self) -> str:
         tail = self.process.stderr_tail() if self.process is not None else ""
@@ -260,7 +265,11 @@ class BotConnection:
 async def open_bot(spec: BotSpec, *, log_dir: Path, socket_dir: Path) -> AsyncIterator[BotConnection]:
     """Launch (or connect to) a bot and wait until it is ready; stop it and reap it on exit.
 
+    A launched bot listens in a private folder of its own under `socket_dir`, removed afterwards.
     A bot that fails to start is still yielded, with `dead` set, so a session can go on without it.
+
+    Raises:
+        SandboxError: the machine cannot provide the bot's isolation level.
     """
     if spec.disabled is not None:
         connection = BotConnection(spec, "unix:/nonexistent", None)
@@ -273,19 +282,30 @@ async def open_bot(spec: BotSpec, *, log_dir: Path, socket_dir: Path) -> AsyncIt
     async with trio.open_nursery() as nursery:
         process = None
         address = spec.address
-        if spec.command is not None:
-            address = f"unix:{socket_dir / (spec.name + '.sock')}"
-            env = {**os.environ, **spec.env, ADDRESS_ENV: address}
-            process = BotProcess.launch(spec.command, name=spec.name, log_dir=log_dir, cwd=spec.cwd, env=env,
-                                        limits=spec.process)
-            nursery.start_soon(process.drain_output)
-        assert address is not None
-        connection = BotConnection(spec, address, process)
+        private: Path | None = None
         try:
-            await connection.wait_ready()
-            yield connection
+            if spec.command is not None:
+                # Short: a unix socket path has room for about 100 bytes.
+                private = Path(tempfile.mkdtemp(prefix=f"{spec.name[:12]}-", dir=socket_dir))
+                address = f"unix:{private / 'bot.sock'}"
+                if spec.isolation is Isolation.SANDBOX:
+                    os.chown(private, NOBODY, NOBODY)  # uid 65534 in the sandbox creates the socket
+                    env = sandbox_env(spec.env, address_env=ADDRESS_ENV, address=address)
+                else:
+                    env = {**os.environ, **spec.env, ADDRESS_ENV: address}
+                process = BotProcess.launch(spec.command, name=spec.name, log_dir=log_dir, cwd=spec.cwd, env=env,
+                                            limits=spec.process, isolation=spec.isolation, writable=private)
+                nursery.start_soon(process.drain_output)
+            assert address is not None
+            connection = BotConnection(spec, address, process)
+            try:
+                await connection.wait_ready()
+                yield connection
+            finally:
+                connection.close()
+                if process is not None:
+                    with trio.CancelScope(shield=True):
+                        await process.stop()
         finally:
-            connection.close()
-            if process is not None:
-                with trio.CancelScope(shield=True):
-                    await process.stop()
+            if private is not None:
+                shutil.rmtree(private, ignore_errors=True)

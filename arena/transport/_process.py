@@ -2,8 +2,10 @@
 
 Theory of operation: the bot is spawned from the trio thread itself (not a worker thread) because
 the kernel's parent-death signal fires when the *thread* that forked exits; set that way, a bot
-gets SIGKILL even when the arena is killed with SIGKILL (armed by `setpriv --pdeathsig`). Each bot leads its own process group, so
-stopping it (SIGTERM, a grace period, then SIGKILL) reaches everything it forked. Its stdout and
+gets SIGKILL even when the arena is killed with SIGKILL (armed by `setpriv --pdeathsig`). Each bot
+leads its own process group, so stopping it (SIGTERM, a grace period, then SIGKILL) reaches
+everything it forked that stayed in the group; under isolation `limits` and `sandbox` the bot's
+control group then reaches the rest (see `_sandbox`). Its stdout and
 stderr are drained by tasks that write at most `log_bytes` of each to its log files and discard
 the rest, so a flooding bot can neither fill the disk nor block on a full pipe. Once the bot is
 stopped, draining ends after `_DRAIN_GRACE` even if the pipes are still open: a child that left the
@@ -14,14 +16,16 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import signal
 import subprocess
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import trio
+
+from ._sandbox import Cgroup, Isolation, ProcessLimits, rlimit_options, sandbox_argv
 
 LOGGER = logging.getLogger(__name__)
 
@@ -29,45 +33,35 @@ LOGGER = logging.getLogger(__name__)
 _DRAIN_GRACE = 0.5
 
 
-@dataclass(frozen=True)
-class ProcessLimits:
-    """Operating-system limits applied to a launched bot."""
+def launch_prefix(limits: ProcessLimits, *, cgroup: Cgroup | None = None) -> list[str]:
+    """The command words that arm the parent-death signal, join the control group, set the limits, then exec.
 
-    cpu_seconds: int | None = None
-    """CPU time for the whole process (RLIMIT_CPU); the kernel kills it past that."""
-    memory_mb: int | None = None
-    """Address space (RLIMIT_AS) in MiB."""
-    open_files: int | None = None
-    """Open file descriptors (RLIMIT_NOFILE)."""
-    log_bytes: int = 1_000_000
-    """Bytes of stdout and of stderr kept in the bot's log files; the rest is counted and dropped."""
-
-
-def launch_prefix(limits: ProcessLimits) -> list[str]:
-    """The command words that arm the parent-death signal and the limits, then exec the bot.
-
-    util-linux's `setpriv` and `prlimit` do in the child what a `preexec_fn` would, so the arena
-    never forks its own (multi-threaded, gRPC-running) interpreter: subprocess can use vfork.
+    util-linux's `setpriv` and `prlimit` (and `sh` for joining the group) do in the child what a
+    `preexec_fn` would, so the arena never forks its own (multi-threaded, gRPC-running)
+    interpreter: subprocess can use vfork. With a control group, memory is limited there, not as
+    address space.
 
     >>> launch_prefix(ProcessLimits(cpu_seconds=5, open_files=64))
     ['setpriv', '--pdeathsig', 'KILL', '--', 'prlimit', '--cpu=5:6', '--nofile=64:64', '--']
     """
     prefix = ["setpriv", "--pdeathsig", "KILL", "--"]
-    rlimits = []
-    if limits.cpu_seconds is not None:
-        rlimits.append(f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}")
-    if limits.memory_mb is not None:
-        size = limits.memory_mb * 1024 * 1024
-        rlimits.append(f"--as={size}:{size}")
-    if limits.open_files is not None:
-        rlimits.append(f"--nofile={limits.open_files}:{limits.open_files}")
+    if cgroup is not None:
+        joins = " && ".join(f"echo $$ > {shlex.quote(str(path))}" for path in cgroup.procs_files)
+        prefix += ["/bin/sh", "-c", f'{joins} && exec "$@"', "sh"]
+    rlimits = rlimit_options(limits, address_space=cgroup is None)
     if rlimits:
         prefix += ["prlimit", *rlimits, "--"]
     return prefix
 
 
-def describe_exit(returncode: int) -> str:
-    """`exit status 3` or `killed by SIGKILL`."""
+def describe_exit(returncode: int, *, sandboxed: bool = False) -> str:
+    """`exit status 3` or `killed by SIGKILL`; `sandboxed`: bubblewrap reports a signal as 128 + its number.
+
+    >>> describe_exit(-9), describe_exit(137, sandboxed=True)
+    ('killed by SIGKILL', 'killed by SIGKILL (exit status 137 from the sandbox)')
+    """
+    if sandboxed and 128 < returncode <= 128 + 64:
+        return f"{describe_exit(128 - returncode)} (exit status {returncode} from the sandbox)"
     if returncode < 0:
         try:
             return f"killed by {signal.Signals(-returncode).name}"
@@ -79,11 +73,16 @@ def describe_exit(returncode: int) -> str:
 class BotProcess:
     """A launched bot. Create it with `BotProcess.launch` inside a nursery that drains its output."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], log_dir: Path, name: str, limits: ProcessLimits) -> None:
+    def __init__(self, popen: subprocess.Popen[bytes], log_dir: Path, name: str, limits: ProcessLimits, *,
+                 isolation: Isolation = Isolation.NONE, cgroup: Cgroup | None = None) -> None:
         self._popen = popen
         self.pid = popen.pid
         self.name = name
         self.limits = limits
+        """The limits in force (`ProcessLimits.effective` at the bot's isolation level)."""
+        self.isolation = isolation
+        self.cgroup = cgroup
+        """The bot's control group (None under isolation `none`), removed once the bot is stopped."""
         self.stdout_log = log_dir / f"{name}.stdout.log"
         self.stderr_log = log_dir / f"{name}.stderr.log"
         self._stderr_tail: deque[bytes] = deque(maxlen=20)
@@ -94,15 +93,47 @@ class BotProcess:
 
     @classmethod
     def launch(cls, argv: Sequence[str], *, name: str, log_dir: Path, cwd: str | None = None,
-               env: Mapping[str, str] | None = None, limits: ProcessLimits = ProcessLimits()) -> BotProcess:
-        """Start the bot from the calling (trio) thread; see the module docstring for why."""
+               env: Mapping[str, str] | None = None, limits: ProcessLimits = ProcessLimits(),
+               isolation: Isolation = Isolation.NONE, writable: Path | None = None,
+               private: Sequence[Path] = ()) -> BotProcess:
+        """Start the bot from the calling (trio) thread; see the module docstring for why.
+
+        Under `sandbox`, `writable` is the bot's socket folder (required), `env` its whole
+        environment (see `sandbox_env`), and a bot folder that would show a `private` one is refused.
+
+        Raises:
+            SandboxError: the machine cannot provide `isolation`, or the sandbox cannot be built.
+        """
         log_dir.mkdir(parents=True, exist_ok=True)
-        popen = subprocess.Popen(
-            [*launch_prefix(limits), *argv], cwd=cwd, env=dict(env) if env is not None else None,
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-        )
-        LOGGER.debug("launched %s as pid %d: %s", name, popen.pid, argv)
-        return cls(popen, log_dir, name, limits)
+        limits = limits.effective(isolation)
+        command = list(argv)
+        if isolation is Isolation.SANDBOX:
+            assert writable is not None, "a sandboxed bot needs its socket folder"
+            command = sandbox_argv(argv, cwd=Path(cwd or os.getcwd()), env=env or {}, writable=writable,
+                                   private=[log_dir, *private])
+        cgroup = Cgroup.create(name, limits) if isolation is not Isolation.NONE else None
+        try:
+            popen = subprocess.Popen(
+                [*launch_prefix(limits, cgroup=cgroup), *command], cwd=cwd, env=dict(env) if env is not None else None,
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            )
+        except BaseException:
+            if cgroup is not None:
+                cgroup.discard()
+            raise
+        LOGGER.debug("launched %s as pid %d (isolation %s): %s", name, popen.pid, isolation.value, command)
+        return cls(popen, log_dir, name, limits, isolation=isolation, cgroup=cgroup)
+
+    def exit_description(self) -> str:
+        """How the bot ended (`killed by SIGKILL`, `exit status 1`) and any limit it ran into."""
+        returncode = self.returncode
+        if returncode is None:
+            return "still running"
+        text = describe_exit(returncode, sandboxed=self.isolation is Isolation.SANDBOX)
+        notes = self.cgroup.limit_notes() if self.cgroup is not None else []
+        if returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU) and self.limits.cpu_seconds is not None:
+            notes.append(f"CPU time limit of {self.limits.cpu_seconds} s")
+        return f"{text}; {', '.join(notes)}" if notes else text
 
     @property
     def returncode(self) -> int | None:
@@ -155,6 +186,7 @@ class BotProcess:
     async def stop(self, *, grace: float = 1.0) -> int:
         """SIGTERM the group, wait `grace` seconds, then SIGKILL it; always reaps the bot.
 
+        With a control group, everything still in it is then killed and the group removed.
         Reading its output stops a moment later, even if a child that escaped the group still
         holds the pipes open.
         """
@@ -165,6 +197,8 @@ class BotProcess:
         self.kill_group(signal.SIGKILL)  # also reaches children that outlived a bot which did exit
         with trio.CancelScope(shield=True):
             returncode = await self.wait()
+            if self.cgroup is not None:  # and whatever left the group, under `limits` and `sandbox`
+                await self.cgroup.close()
         self._draining.deadline = min(self._draining.deadline, trio.current_time() + _DRAIN_GRACE)
         os.close(self._pidfd)
         for pipe in (self._popen.stdout, self._popen.stderr):

@@ -1,0 +1,574 @@
+"""Isolation levels for bot processes: resource limits, control groups and a bubblewrap sandbox.
+
+Theory of operation: a bot is launched through a chain of small programs, each doing one thing
+and then exec-ing the next, so the arena never forks its own interpreter (see `_process`):
+
+    setpriv --pdeathsig KILL          the bot dies with the arena            (every level)
+    sh -c 'echo $$ > .../cgroup.procs' joins the bot's control groups        (limits, sandbox)
+    prlimit --cpu --nofile --fsize    per-process resource limits             (as configured / defaults)
+    bwrap ... setpriv --reuid 65534   namespaces, private file system, uid    (sandbox)
+    the bot's own command
+
+A control group per bot (memory, pids and, when available, cpu) bounds what it and everything it
+forks may use together, and lets the arena find and kill every process the bot left behind,
+whatever process group or session it moved to. cgroup v1 (one hierarchy per controller) and v2
+(the unified hierarchy) are both supported; the groups are created as children of the arena's own
+groups, so they stay inside whatever limits the arena itself runs under.
+
+The sandbox runs the bot as uid 65534 in new pid, network, IPC, UTS and cgroup namespaces, on an
+empty root file system where only these are visible: the system directories, Python and the
+virtual environment, and the `arena` package and `protos/` (all read-only), the folders of the
+files named in the bot's command (read-only), its own socket folder (writable) and a private /tmp.
+"""
+
+from __future__ import annotations
+
+import enum
+import errno
+import itertools
+import logging
+import os
+import re
+import shlex
+import shutil
+import signal
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+
+import trio
+
+from ..engine import ArenaError
+
+LOGGER = logging.getLogger(__name__)
+
+NOBODY = 65534
+"""The uid and gid a sandboxed bot runs as."""
+
+_CGROUP_PREFIX = "seka-arena"
+_CGROUP_NAME = re.compile(rf"{_CGROUP_PREFIX}-(\d+)-\d+-")
+# Seconds `Cgroup.close` keeps killing what is left in a group before giving up on it.
+_KILL_WAIT = 3.0
+_CPU_PERIOD_US = 100_000
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+_SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+_ARENA_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+class Isolation(enum.Enum):
+    """How far a launched bot is fenced in; see docs/isolation.md for what each level protects against."""
+
+    NONE = "none"
+    """A bot author's own machine: own process group, killed with the arena, only the resource
+    limits explicitly configured (those that are per-process rlimits)."""
+    LIMITS = "limits"
+    """Resource limits, with defaults for those not configured, and a control group per bot that
+    bounds memory, processes and CPU share and lets the arena kill everything the bot started."""
+    SANDBOX = "sandbox"
+    """`limits` plus bubblewrap: uid 65534, no network, its own pid namespace, a private file
+    system holding only what the bot needs to run."""
+
+
+class SandboxError(ArenaError):
+    """The machine cannot provide the isolation asked for (no usable cgroups, no bubblewrap)."""
+
+
+@dataclass(frozen=True)
+class ProcessLimits:
+    """Operating-system limits applied to a launched bot; None means not limited (see `effective`)."""
+
+    cpu_seconds: int | None = None
+    """CPU time of each process (RLIMIT_CPU): SIGXCPU at the limit, SIGKILL a second later."""
+    memory_mb: int | None = None
+    """MiB of memory: the control group's limit (out of memory: SIGKILL) under `limits` and
+    `sandbox`; the address space (RLIMIT_AS) under `none`."""
+    processes: int | None = None
+    """Processes and threads together, in the bot's control group (not enforced under `none`)."""
+    open_files: int | None = None
+    """Open file descriptors of each process (RLIMIT_NOFILE)."""
+    file_size_mb: int | None = None
+    """MiB any one file written may reach (RLIMIT_FSIZE)."""
+    cpus: float | None = None
+    """CPU share of the whole control group, in cores, where the cpu controller is available."""
+    log_bytes: int = 1_000_000
+    """Bytes of stdout and of stderr kept in the bot's log files; the rest is counted and dropped."""
+
+    def effective(self, isolation: Isolation) -> ProcessLimits:
+        """The limits that apply at `isolation`: as configured under `none`, else with `DEFAULT_LIMITS` filled in.
+
+        >>> ProcessLimits(memory_mb=256).effective(Isolation.LIMITS).memory_mb
+        256
+        >>> ProcessLimits().effective(Isolation.LIMITS).processes, ProcessLimits().effective(Isolation.NONE).processes
+        (64, None)
+        """
+        if isolation is Isolation.NONE:
+            return self
+        filled = {name: getattr(DEFAULT_LIMITS, name) for name in _DEFAULTED if getattr(self, name) is None}
+        return replace(self, **filled)
+
+
+DEFAULT_LIMITS = ProcessLimits(cpu_seconds=300, memory_mb=1024, processes=64, open_files=256, file_size_mb=64,
+                               cpus=1.0)
+"""The limits `limits` and `sandbox` apply where none is configured."""
+_DEFAULTED = ("cpu_seconds", "memory_mb", "processes", "open_files", "file_size_mb", "cpus")
+
+
+def rlimit_options(limits: ProcessLimits, *, address_space: bool) -> list[str]:
+    """`prlimit` options for the per-process limits; `address_space`: memory as RLIMIT_AS.
+
+    >>> rlimit_options(ProcessLimits(cpu_seconds=5, memory_mb=1, file_size_mb=2), address_space=False)
+    ['--cpu=5:6', '--fsize=2097152:2097152']
+    """
+    options = []
+    if limits.cpu_seconds is not None:
+        options.append(f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}")
+    if limits.memory_mb is not None and address_space:
+        size = limits.memory_mb * 1024 * 1024
+        options.append(f"--as={size}:{size}")
+    if limits.open_files is not None:
+        options.append(f"--nofile={limits.open_files}:{limits.open_files}")
+    if limits.file_size_mb is not None:
+        size = limits.file_size_mb * 1024 * 1024
+        options.append(f"--fsize={size}:{size}")
+    return options
+
+
+# ---------------------------------------------------------------- control groups
+
+
+@dataclass(frozen=True)
+class _Hierarchy:
+    version: int
+    controllers: frozenset[str]
+    own: Path
+    """The arena's own group in this hierarchy: new groups are made under it."""
+
+
+def _own_paths() -> dict[str, str]:
+    # "4:memory:/a/b" -> {"memory": "/a/b"}; the unified hierarchy is "0::/a/b" -> {"": "/a/b"}.
+    paths = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            paths[controller] = path
+    return paths
+
+
+def _hierarchies() -> list[_Hierarchy]:
+    """Every mounted cgroup hierarchy, with the directory of the arena's own group in it."""
+    own = _own_paths()
+    found = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        left, _, right = line.partition(" - ")
+        fields, details = left.split(), right.split()
+        if len(fields) < 5 or len(details) < 3 or details[0] not in ("cgroup", "cgroup2"):
+            continue
+        root, mountpoint = fields[3], Path(fields[4].replace("\\040", " "))
+        if details[0] == "cgroup2":
+            path = own.get("")
+            try:
+                controllers = frozenset((mountpoint / "cgroup.controllers").read_text().split())
+            except OSError:
+                continue
+            version = 2
+        else:
+            controllers = frozenset(option for option in details[2].split(",") if option in own)
+            path = next((own[controller] for controller in controllers), None)
+            version = 1
+        if path is None or not controllers:
+            continue
+        relative = os.path.relpath(path, root) if path.startswith(root) else "."
+        found.append(_Hierarchy(version, controllers, (mountpoint / relative).resolve()))
+    return found
+
+
+@cache
+def _placement() -> tuple[tuple[_Hierarchy, frozenset[str]], ...]:
+    """Which hierarchy serves which of memory, pids and cpu; SandboxError without memory and pids."""
+    if os.geteuid() != 0:
+        raise SandboxError("isolation `limits` and `sandbox` need the arena to run as root "
+                           "(to create control groups and switch the bot to uid 65534)")
+    try:
+        hierarchies = _hierarchies()
+    except OSError as error:
+        raise SandboxError(f"cannot read this process's cgroups: {error}") from None
+    placement: dict[_Hierarchy, set[str]] = {}
+    # A v1 hierarchy that has the controller mounted wins over the unified one (hybrid systems).
+    for wanted in ("memory", "pids", "cpu"):
+        candidates = sorted((h for h in hierarchies if wanted in h.controllers), key=lambda h: h.version)
+        if candidates:
+            placement.setdefault(candidates[0], set()).add(wanted)
+    served = set().union(*placement.values()) if placement else set()
+    missing = {"memory", "pids"} - served
+    if missing:
+        found = ", ".join(f"v{h.version} {'+'.join(sorted(h.controllers))} at {h.own}" for h in hierarchies) or "none"
+        raise SandboxError(f"isolation `limits` needs the cgroup controllers memory and pids (cgroup v1 or v2); "
+                           f"missing: {', '.join(sorted(missing))}; cgroups found: {found}")
+    result = []
+    for hierarchy, controllers in placement.items():
+        if hierarchy.version == 2:
+            _enable_v2(hierarchy, controllers)
+        _probe(hierarchy)
+        result.append((hierarchy, frozenset(controllers)))
+    return tuple(result)
+
+
+def _enable_v2(hierarchy: _Hierarchy, controllers: set[str]) -> None:
+    # Child groups only get the controllers their parent hands down in cgroup.subtree_control.
+    control = hierarchy.own / "cgroup.subtree_control"
+    while wanted := controllers - set(control.read_text().split()):
+        try:
+            control.write_text(" ".join(f"+{name}" for name in sorted(wanted)))
+        except OSError as error:
+            if "cpu" in wanted:
+                controllers.discard("cpu")  # optional: go on without it
+                continue
+            hint = (" (in cgroup v2 a group with processes of its own cannot hand controllers down: start the "
+                    "arena in a group of its own, e.g. with `systemd-run --scope -p Delegate=yes`)"
+                    if error.errno == errno.EBUSY else "")
+            raise SandboxError(f"cannot enable the {'+'.join(sorted(wanted))} cgroup controllers in {hierarchy.own}: "
+                               f"{error.strerror}{hint}") from None
+
+
+def _probe(hierarchy: _Hierarchy) -> None:
+    probe = hierarchy.own / f"{_CGROUP_PREFIX}-{os.getpid()}-probe"
+    try:
+        probe.mkdir(exist_ok=True)
+        probe.rmdir()
+    except OSError as error:
+        raise SandboxError(f"cannot create control groups in {hierarchy.own}: {error.strerror}") from None
+
+
+def isolation_problem(isolation: Isolation) -> str | None:
+    """Why `isolation` cannot be provided on this machine, or None when it can."""
+    if isolation is Isolation.NONE:
+        return None
+    try:
+        _placement()
+    except SandboxError as error:
+        return str(error)
+    if isolation is Isolation.SANDBOX:
+        for program, package in (("bwrap", "bubblewrap"), ("setpriv", "util-linux"), ("prlimit", "util-linux")):
+            if shutil.which(program) is None:
+                return f"isolation `sandbox` needs `{program}` on PATH (install the {package} package)"
+    return None
+
+
+def verify_isolation(isolation: Isolation) -> None:
+    """Raise SandboxError, saying what is missing, unless this machine can provide `isolation`."""
+    if (problem := isolation_problem(isolation)) is not None:
+        raise SandboxError(problem)
+
+
+_COUNTER = itertools.count(1)
+
+
+class Cgroup:
+    """One bot's control groups (one per hierarchy used): created before the launch, joined by
+    the launch chain, and on `close` emptied with SIGKILL and removed."""
+
+    def __init__(self, name: str, directories: Sequence[tuple[int, frozenset[str], Path]], limits: ProcessLimits):
+        self.name = name
+        self.directories = tuple(directories)
+        self.limits = limits
+
+    @classmethod
+    def create(cls, bot: str, limits: ProcessLimits) -> Cgroup:
+        """A new group for `bot` in every hierarchy used, with `limits` written; SandboxError if impossible."""
+        placement = _placement()
+        remove_stale_cgroups()
+        name = f"{_CGROUP_PREFIX}-{os.getpid()}-{next(_COUNTER)}-{re.sub(r'[^A-Za-z0-9_.-]', '_', bot)[:40]}"
+        made: list[tuple[int, frozenset[str], Path]] = []
+        try:
+            for hierarchy, controllers in placement:
+                directory = hierarchy.own / name
+                directory.mkdir()
+                made.append((hierarchy.version, controllers, directory))
+                _write_limits(hierarchy.version, controllers, directory, limits)
+        except OSError as error:
+            for _, _, directory in made:
+                _rmdir(directory)
+            raise SandboxError(f"cannot set up the control group {name}: {error}") from None
+        return cls(name, made, limits)
+
+    @property
+    def procs_files(self) -> list[Path]:
+        """The `cgroup.procs` files a process writes its pid to, to join the group."""
+        return [directory / "cgroup.procs" for _, _, directory in self.directories]
+
+    def pids(self) -> set[int]:
+        """Every process in the group (read from each hierarchy; a root bot could leave one)."""
+        found: set[int] = set()
+        for path in self.procs_files:
+            try:
+                found.update(int(line) for line in path.read_text().split())
+            except OSError:
+                pass
+        return found
+
+    def limit_notes(self) -> list[str]:
+        """Which limits the group ran into: `memory limit (256 MiB) reached`, `forks refused ...`."""
+        notes = []
+        for version, controllers, directory in self.directories:
+            if "memory" in controllers:
+                events = _counters(directory / ("memory.events" if version == 2 else "memory.oom_control"))
+                if events.get("oom_kill", 0) > 0:
+                    notes.append(f"out of memory at the {self.limits.memory_mb} MiB limit")
+            if "pids" in controllers:
+                refused = _counters(directory / "pids.events").get("max", 0)
+                if refused:
+                    notes.append(f"{refused} forks refused at the {self.limits.processes}-process limit")
+        return notes
+
+    def kill_all(self) -> None:
+        """SIGKILL every process in the group once (see `close` for emptying it)."""
+        for version, _, directory in self.directories:
+            if version == 2 and (directory / "cgroup.kill").exists():
+                try:
+                    (directory / "cgroup.kill").write_text("1")
+                except OSError:
+                    pass
+        for pid in self.pids():
+            self._kill_member(pid)
+
+    def _kill_member(self, pid: int) -> None:
+        # A pidfd pins the process: if `pid` was reused by another one after it was listed, the
+        # cgroup check below fails; if it is reused after pidfd_open, the signal fails (ESRCH).
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            return
+        try:
+            if f"/{self.name}" in Path(f"/proc/{pid}/cgroup").read_text():
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        except OSError:
+            pass
+        finally:
+            os.close(pidfd)
+
+    def discard(self) -> None:
+        """Remove a group that no process joined (the launch failed)."""
+        for _, _, directory in self.directories:
+            _rmdir(directory)
+
+    async def close(self) -> None:
+        """Kill whatever is left in the group until it is empty, then remove the group."""
+        with trio.move_on_after(_KILL_WAIT):
+            while self.pids():
+                self.kill_all()
+                await trio.sleep(0.01)
+        left = self.pids()
+        if left:
+            LOGGER.warning("control group %s still holds %s after SIGKILL; left in place", self.name, sorted(left))
+            return
+        for _, _, directory in self.directories:
+            # A process that has just died may keep the group busy for a moment.
+            for _ in range(100):
+                if _rmdir(directory):
+                    break
+                await trio.sleep(0.01)
+            else:
+                LOGGER.warning("cannot remove the control group %s", directory)
+
+
+def _write_limits(version: int, controllers: frozenset[str], directory: Path, limits: ProcessLimits) -> None:
+    def write(name: str, value: object, *, optional: bool = False) -> None:
+        path = directory / name
+        if optional and not path.exists():
+            return
+        path.write_text(str(value))
+
+    if "memory" in controllers and limits.memory_mb is not None:
+        size = limits.memory_mb * 1024 * 1024
+        if version == 1:
+            write("memory.limit_in_bytes", size)
+            write("memory.memsw.limit_in_bytes", size, optional=True)  # no swapping past the limit
+        else:
+            write("memory.max", size)
+            write("memory.swap.max", 0, optional=True)
+            write("memory.oom.group", 1, optional=True)
+    if "pids" in controllers and limits.processes is not None:
+        write("pids.max", limits.processes)
+    if "cpu" in controllers and limits.cpus is not None:
+        quota = max(1000, round(limits.cpus * _CPU_PERIOD_US))
+        if version == 1:
+            write("cpu.cfs_period_us", _CPU_PERIOD_US)
+            write("cpu.cfs_quota_us", quota)
+        else:
+            write("cpu.max", f"{quota} {_CPU_PERIOD_US}")
+
+
+def _counters(path: Path) -> dict[str, int]:
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return {}
+    counters = {}
+    for line in lines:
+        key, _, value = line.partition(" ")
+        if value.strip().isdigit():
+            counters[key] = int(value)
+    return counters
+
+
+def _rmdir(directory: Path) -> bool:
+    try:
+        directory.rmdir()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def _is_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_cgroups() -> list[Path]:
+    """Kill and remove the groups of arenas that are no longer running (killed with SIGKILL, say).
+
+    Under `limits` a bot's child that outlived such an arena is stopped here, by the next arena.
+    Returns the groups removed.
+    """
+    try:
+        placement = _placement()
+    except SandboxError:
+        return []
+    removed = []
+    for hierarchy, _ in placement:
+        try:
+            entries = list(hierarchy.own.iterdir())
+        except OSError:
+            continue
+        for directory in entries:
+            match = _CGROUP_NAME.match(directory.name)
+            if match is None or not directory.is_dir() or _is_alive(int(match.group(1))):
+                continue
+            # Kill what is left, then try to remove the group: processes take a moment to die, so
+            # a group still busy now is removed by a later call (each launch makes one).
+            Cgroup(directory.name, [(hierarchy.version, frozenset(), directory)], ProcessLimits()).kill_all()
+            if _rmdir(directory):
+                removed.append(directory)
+    return removed
+
+
+# ---------------------------------------------------------------- the sandbox
+
+
+def sandbox_env(env: Mapping[str, str], *, address_env: str, address: str) -> dict[str, str]:
+    """The whole environment of a sandboxed bot: PATH, HOME=/tmp, LANG, the bot's own `env`, its address.
+
+    >>> sandbox_env({"DEPTH": "3"}, address_env="SEKA_BOT_ADDRESS", address="unix:/s/bot.sock")["HOME"]
+    '/tmp'
+    """
+    return {"PATH": _SANDBOX_PATH, "HOME": "/tmp", "LANG": os.environ.get("LANG", "C.UTF-8"), **env,
+            address_env: address}
+
+
+def _covered(path: Path, mounted: Iterable[Path]) -> bool:
+    return any(path == root or root in path.parents for root in mounted)
+
+
+def _program(program: str, env: Mapping[str, str]) -> str:
+    # The sandbox's PATH is short; a program found on the arena's own PATH is run by its full path.
+    if "/" in program:
+        return program
+    return shutil.which(program, path=f"{env.get('PATH', '')}:{os.environ.get('PATH', '')}") or program
+
+
+def bot_paths(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> list[Path]:
+    """The folders a sandboxed bot sees read-only as its own: those of the files its command names.
+
+    Each word that names an existing file (relative words against `cwd`) makes its folder visible;
+    a word naming a folder makes that folder visible. The program, when found on PATH, makes its
+    folder visible too.
+    """
+    found: list[Path] = []
+    words = list(argv)
+    if words:
+        words[0] = _program(words[0], env)
+    for index, word in enumerate(words):
+        if not word or word.startswith("-"):
+            continue
+        path = Path(os.path.normpath(cwd / word))
+        try:
+            if path.is_file():
+                candidates = [path.parent]
+                if index == 0:
+                    candidates.append(path.resolve().parent)
+            elif path.is_dir() and index > 0:
+                candidates = [path]
+            else:
+                continue
+        except OSError:
+            continue
+        found.extend(candidate for candidate in candidates if candidate not in found)
+    return found
+
+
+def sandbox_argv(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], writable: Path,
+                 private: Sequence[Path] = ()) -> list[str]:
+    """The bubblewrap command that runs `argv` as uid 65534 in the sandbox.
+
+    Args:
+        argv: the bot's command.
+        cwd: its folder (created empty in the sandbox when nothing visible holds it).
+        env: its environment (only PATH is read here, to find the program).
+        writable: its socket folder, the one place it may write outside its private /tmp.
+        private: folders that must stay invisible: a bot folder holding one of them is refused.
+
+    Raises:
+        SandboxError: bubblewrap is missing, or a folder of the bot's would expose a `private` one.
+    """
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SandboxError("isolation `sandbox` needs bubblewrap: install it (apt-get install bubblewrap)")
+    command = ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+               "--hostname", "seka-bot", "--die-with-parent", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    for system in _SYSTEM_DIRS:
+        command += ["--ro-bind-try", system, system]
+    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    readonly = [Path(system) for system in _SYSTEM_DIRS]
+    made: set[Path] = set()
+
+    def ensure_parents(path: Path) -> None:
+        # bubblewrap makes missing mount points private (0700), which uid 65534 could not cross.
+        for parent in reversed(path.parents):
+            if parent == Path("/") or parent in made or _covered(parent, readonly):
+                continue
+            command.extend(["--perms", "0755", "--dir", str(parent)])
+            made.add(parent)
+
+    argv = [_program(argv[0], env), *argv[1:]]
+    shared = [Path(sys.base_prefix), Path(sys.prefix), _ARENA_PACKAGE, _ARENA_PACKAGE.parent / "protos"]
+    own = bot_paths(argv, cwd=cwd, env=env)
+    for directory in own:
+        exposed = [hidden for hidden in [*private, writable.parent] if _covered(hidden, [directory])]
+        if directory == Path("/") or exposed:
+            raise SandboxError(f"the bot's folder {str(directory)!r} (from its command {shlex.join(argv)!r}) would "
+                               f"show {str(exposed[0]) if exposed else 'the whole file system'!r} to it in the "
+                               "sandbox: keep each bot in a folder of its own")
+    for directory in sorted({*shared, *own}, key=lambda path: len(path.parts)):
+        if _covered(directory, readonly) or not directory.exists():
+            continue
+        ensure_parents(directory)
+        command += ["--ro-bind", str(directory), str(directory)]
+        readonly.append(directory)
+    ensure_parents(writable)
+    command += ["--bind", str(writable), str(writable)]
+    if not _covered(cwd, [*readonly, writable]) and cwd not in made:
+        ensure_parents(cwd)
+        command += ["--perms", "0755", "--dir", str(cwd)]
+    command += ["--chdir", str(cwd), "--",
+                "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--inh-caps=-all",
+                "--bounding-set=-all", "--"]
+    return [bwrap, *command, *argv]
