@@ -121,14 +121,17 @@ class TournamentRunner:
 
         async def play(record: SessionRecord) -> None:
             nonlocal finished, faults
-            async with limiter:
+            try:
                 result = await self._play(record)
+            finally:
+                limiter.release()
             finished += 1
             faults += sum(sum(kinds.values()) for kinds in _faults_by_bot(result).values())
             on_progress(Progress(finished, len(self.plan), faults, self.store.session(record.id)))
 
         async with trio.open_nursery() as sessions:
-            for record in todo:
+            for record in todo:  # started in plan order, at most `concurrency` at a time
+                await limiter.acquire()
                 sessions.start_soon(play, record)
         return finished == len(self.plan)
 

@@ -154,3 +154,38 @@ def test_sprt_accepts_that_the_caller_beats_the_random_bot(tmp_path: Path, capsy
         first, second = (replay_file(histories / f"p{number:04d}-{mirror}.jsonl").state for mirror in (0, 1))
         assert first.events[1].hands == second.events[1].hands
         assert first.bots == tuple(reversed(second.bots))
+
+
+CRASHING = """\
+name: crashing
+participants:
+  - {name: call, command: python3 sample_bots/call_bot.py, cwd: %(root)s}
+  - {name: crasher, command: python3 tests/match/bots/faulty_bot.py --mode crash --at 1, cwd: %(root)s}
+table: {pots: 2}
+sessions_per_table: 2
+seed: crash-secret
+concurrency: 1
+restart_crashed: %(restart)s
+"""
+
+
+@pytest.mark.parametrize("restart", [True, False])
+def test_a_crashed_bot_is_restarted_for_its_next_session_unless_configured_not_to(
+        tmp_path: Path, restart: bool) -> None:
+    definition = tmp_path / "crashing.yaml"
+    definition.write_text(CRASHING % {"root": ROOT, "restart": str(restart).lower()})
+    assert main(["run", str(definition), "--out", str(tmp_path)]) == 0
+    with sqlite3.connect(tmp_path / "results" / "crashing" / "tournament.sqlite") as connection:
+        rows = connection.execute("SELECT id, telemetry FROM sessions ORDER BY idx").fetchall()
+    decisions = [json.loads(telemetry)["crasher"]["decisions"] for _, telemetry in rows]
+    faults = [json.loads(telemetry)["crasher"]["faults"] for _, telemetry in rows]
+    assert all(fault.get("crash", 0) >= 1 for fault in faults), faults
+    # The crasher answers nothing at its first turn (it dies during it); restarted, it is asked
+    # again in every session; not restarted, it is never launched again after the first crash.
+    asked = [json.loads(telemetry)["crasher"]["faults"].get("crash", 0) for _, telemetry in rows]
+    standings = json.loads((tmp_path / "results" / "crashing" / "standings.json").read_text())
+    assert {row["name"]: row["faults"] for row in standings["standings"]}["crasher"] == sum(asked)
+    assert decisions == [0] * len(rows)
+    logs = tmp_path / "results" / "crashing" / "logs"
+    launched = [session for session, _ in rows if (logs / session / "crasher.stderr.log").exists()]
+    assert launched == ([session for session, _ in rows] if restart else [rows[0][0]])
