@@ -1,7 +1,8 @@
 """Where the arena's time per decision goes: variants of the call path side by side, and a profile.
 
 Run: .venv/bin/python -m benchmarks.decision_profile [--calls 300] [--rounds 5] [--tcp] [--profile]
-     .venv/bin/python -m benchmarks.decision_profile --inflight 64 [--rounds 3]
+     .venv/bin/python -m benchmarks.decision_profile --inflight 64 [--rounds 3] [--profile]
+     .venv/bin/python -m benchmarks.decision_profile --notices 200
 
 Every variant calls the same call_bot process with the same TurnRequest, in alternating rounds
 (the median round is kept), so the ratios compare like with like on a noisy machine. Variants
@@ -9,7 +10,8 @@ that change the arena's behaviour are built here from its parts; nothing in `are
 `--profile` also runs the arena's decision path under pyinstrument (`pip install pyinstrument`;
 not a project dependency) and prints the call tree. `--inflight N` compares N sessions in flight
 as the arena runs them with the same while a Health.Watch stream is held open on every bot's
-channel, next to raw concurrent calls, and reports the CPU time of the arena's threads.
+channel, and over one asyncio thread driving grpc.aio, next to raw concurrent calls, and reports
+the CPU time of the arena's threads. `--notices` counts the RPCs a session makes per decision.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +33,11 @@ import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena._proto.seka.v1 import seka_pb2_grpc as pb_grpc
-from arena.engine import Bet, turn_view
-from arena.transport import BotConnection, call_unary
+from arena.engine import GEORGIAN, Acted, Bet, Entered, turn_view
+from arena.match import play_session
+from arena.transport import BotConnection, BotSpec, call_unary, open_bot
 from arena.transport._bot import _CHANNEL_OPTIONS
-from arena.transport._convert import action_from_reply, turn_request
+from arena.transport._convert import action_from_reply, notice_for, turn_request
 
 from .bench import (
     _DEADLINE,
@@ -125,8 +129,10 @@ async def to_thread_unary(method: grpc.UnaryUnaryMultiCallable, request: Any, *,
     return await trio.to_thread.run_sync(lambda: method(request, timeout=timeout))
 
 
-async def measure(connection: BotConnection, *, calls: int, rounds: int, profile: bool,
+async def measure(connection: BotConnection, spinning: BotConnection, *, calls: int, rounds: int, profile: bool,
                   profile_all: bool = False) -> dict[str, tuple[float, float]]:
+    """Median µs and CPU µs per call of every variant; `spinning` is a second connection to the
+    same bot whose channel keeps a Watch stream open throughout."""
     state = decision_state()
     session_id = "bench-decision"
     payload = turn_request(turn_view(state), session_id=session_id)
@@ -139,7 +145,7 @@ async def measure(connection: BotConnection, *, calls: int, rounds: int, profile
     keep = KeepSpinning(spinning_channel)
     aio = AioThread()
     aio_stub = aio.stub(connection.address)
-    connection_keep = KeepSpinning(connection._channel)  # the arena's own channel, for "arena + watch"
+    connection_keep = KeepSpinning(spinning._channel)
 
     def sync(stub: Any) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
@@ -161,12 +167,16 @@ async def measure(connection: BotConnection, *, calls: int, rounds: int, profile
         for _ in range(calls):
             await connection.decide("Act", payload)
 
-    async def arena_path() -> None:
-        for _ in range(calls):
-            request = turn_request(turn_view(state), session_id=session_id)
-            action = action_from_reply(await connection.decide("Act", request))
-            assert isinstance(action, Bet)  # the call bot always pays the least allowed
-            state.verify_bet(action.amount)
+    def arena_path_on(bot: BotConnection) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            for _ in range(calls):
+                request = turn_request(turn_view(state), session_id=session_id)
+                action = action_from_reply(await bot.decide("Act", request))
+                assert isinstance(action, Bet)  # the call bot always pays the least allowed
+                state.verify_bet(action.amount)
+        return run
+
+    arena_path = arena_path_on(connection)
 
     def threads_spinning() -> int:
         # grpcio starts its spin threads as cygrpc.ForkManagedThread, which names them "Thread-N (_run)".
@@ -182,12 +192,12 @@ async def measure(connection: BotConnection, *, calls: int, rounds: int, profile
         "aio-thread bridge, arena options": aio_bridged,
         "BotConnection.decide (prebuilt request)": decide_only,
         "arena path (build + decide + check)": arena_path,
+        "arena path + Watch held open on its channel": arena_path_on(spinning),
     }
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
     try:
         for run in variants.values():  # warm up
             await run()
-        connection_keep.close()
         names = list(variants)
         for number in range(rounds):
             # Each round starts one variant further on, so no variant always follows the same one.
@@ -197,29 +207,16 @@ async def measure(connection: BotConnection, *, calls: int, rounds: int, profile
                 await run()
                 samples[name].append(((time.perf_counter() - wall) / calls * 1e6,
                                       (time.process_time() - cpu) / calls * 1e6))
-        # The whole arena path with the arena's own channel kept spinning, separately (the Watch
-        # would otherwise also speed up "decide" and "arena path" above).
-        connection_keep = KeepSpinning(connection._channel)
-        samples["arena path + Watch held open on its channel"] = []
-        for _ in range(rounds):
-            wall, cpu = time.perf_counter(), time.process_time()
-            await arena_path()
-            samples["arena path + Watch held open on its channel"].append(
-                ((time.perf_counter() - wall) / calls * 1e6, (time.process_time() - cpu) / calls * 1e6))
         print(f"grpcio spin threads alive with two Watch streams open: {threads_spinning()}")
         if profile:
             from pyinstrument import Profiler
 
-            for title, spinning in (("arena path, as the arena runs it", False),
-                                    ("arena path, Watch held open on its channel", True)):
-                if not spinning:
-                    connection_keep.close()
-                else:
-                    connection_keep = KeepSpinning(connection._channel)
+            for title, path in (("arena path, as the arena runs it", arena_path),
+                                ("arena path, Watch held open on its channel", arena_path_on(spinning))):
                 profiler = Profiler(interval=0.0002, async_mode="disabled")
                 with profiler:
                     for _ in range(3):
-                        await arena_path()
+                        await path()
                 print(f"==== profile: {title} ({3 * calls} decisions)")
                 print(profiler.output_text(unicode=True, color=False, show_all=profile_all))
     finally:
@@ -250,7 +247,8 @@ def thread_cpu_seconds() -> dict[str, float]:
     return totals
 
 
-async def compare_inflight(inflight: int, rounds: int, window: float) -> None:
+async def compare_inflight(inflight: int, rounds: int, window: float, *, profile: bool = False,
+                           profile_all: bool = False) -> None:
     with tempfile.TemporaryDirectory(prefix="seka-profile-") as directory:
         async with open_bots(inflight_specs(8), workdir=Path(directory)) as bots:
             payload = turn_request(turn_view(decision_state()), session_id="bench-inflight")
@@ -278,6 +276,14 @@ async def compare_inflight(inflight: int, rounds: int, window: float) -> None:
                             step()
                     threads[name] = {key: round(after[key] - before.get(key, 0.0), 2) for key in after}
                     rows[name].append((run.decisions_per_s, run.rpcs_per_s, run.cpu_us_per_rpc))
+            if profile:
+                from pyinstrument import Profiler
+
+                profiler = Profiler(interval=0.001, async_mode="disabled")
+                with profiler:
+                    await _sessions_in_flight(bots, inflight, warmup=1.0, window=window, tag="profile")
+                print(f"==== profile: {inflight} sessions in flight as the arena runs them (trio thread)")
+                print(profiler.output_text(unicode=True, color=False, show_all=profile_all))
             aio.close()
     raw = statistics.median(row[0] for row in rows["raw"])
     print(f"{inflight} in flight, 8 bot processes, median of {rounds} rounds of {window:g}s")
@@ -292,20 +298,62 @@ async def compare_inflight(inflight: int, rounds: int, window: float) -> None:
               f"meanwhile, such as short-lived spin threads, are missing): {totals}")
 
 
+async def count_notices(sessions: int) -> None:
+    """RPCs per decision, as sent now and as two protocol changes would send them."""
+    decisions = notices = batches = quiet = 0
+    with tempfile.TemporaryDirectory(prefix="seka-profile-") as directory:
+        specs = [python_bot("threshold", "threshold_bot.py"), python_bot("minimal", "minimal_bot.py")]
+        async with open_bots(specs, workdir=Path(directory)) as bots:
+            for number in range(sessions):
+                seating = bots if number % 2 == 0 else bots[::-1]
+                result = await play_session(GEORGIAN, seating, seed=f"notices-{number}", session_id=f"n{number}")
+                # A batch is what one decision (or the start) brings: the events up to the next decision.
+                batch: list[Any] = []
+                for event in [*result.events, None]:
+                    if event is None or isinstance(event, (Acted, Entered)):
+                        told = sum(1 for seat in range(2) for item in batch
+                                   if notice_for(item, seat, session_id="n", bots=("a", "b"), balances=(0, 0),
+                                                 pot=0) is not None)
+                        notices += told
+                        batches += 1
+                        quiet += told == 0
+                        batch = []
+                        if event is not None:
+                            decisions += 1
+                    if event is not None:
+                        batch.append(event)
+    hellos = 2 * sessions
+    noisy = batches - quiet
+    print(f"{sessions} sessions of threshold vs minimal: per session {decisions / sessions:.1f} decisions, "
+          f"{notices / sessions:.1f} notices, {hellos / sessions:.0f} Hellos; {quiet} of {batches} batches bring "
+          "no notice")
+    print(f"RPCs per decision now:                                  {(decisions + notices + hellos) / decisions:.2f}")
+    print(f"one Notify per bot per batch with notices:              {(decisions + 2 * noisy + hellos) / decisions:.2f}")
+    print(f"notices inside the next request, a final Notify each:   {(decisions + 2 * sessions + hellos) / decisions:.2f}")
+    print(f"notices inside requests, the session end in next Hello: {(decisions + hellos) / decisions:.2f}")
+
+
 async def main_async(args: argparse.Namespace) -> None:
     if args.inflight:
-        await compare_inflight(args.inflight, args.rounds, args.window)
+        await compare_inflight(args.inflight, args.rounds, args.window, profile=args.profile,
+                               profile_all=args.profile_all)
+        return
+    if args.notices:
+        await count_notices(args.notices)
         return
     with tempfile.TemporaryDirectory(prefix="seka-profile-") as directory:
         workdir = Path(directory)
-        if args.tcp:
-            async with open_tcp_bot("call-tcp", "call_bot.py", workdir=workdir) as bot:
-                results = await measure(bot, calls=args.calls, rounds=args.rounds, profile=args.profile,
-                                        profile_all=args.profile_all)
-        else:
-            async with open_bots([python_bot("call-unix", "call_bot.py")], workdir=workdir) as (bot,):
-                results = await measure(bot, calls=args.calls, rounds=args.rounds, profile=args.profile,
-                                        profile_all=args.profile_all)
+        async with AsyncExitStack() as stack:
+            if args.tcp:
+                bot = await stack.enter_async_context(open_tcp_bot("call-tcp", "call_bot.py", workdir=workdir))
+            else:
+                (bot,) = await stack.enter_async_context(open_bots([python_bot("call-unix", "call_bot.py")],
+                                                                   workdir=workdir))
+            spinning = await stack.enter_async_context(open_bot(
+                BotSpec(name="call-spinning", address=bot.address, limit=bot.spec.limit),
+                log_dir=workdir / "logs", socket_dir=workdir))
+            results = await measure(bot, spinning, calls=args.calls, rounds=args.rounds, profile=args.profile,
+                                    profile_all=args.profile_all)
     floor = results["raw sync, default channel"][0]
     print(f"{'variant':55} {'µs/call':>9} {'÷ raw':>7} {'CPU µs':>8}")
     for name, (wall, cpu) in results.items():
@@ -319,6 +367,7 @@ def main() -> None:
     parser.add_argument("--tcp", action="store_true", help="a bot on loopback TCP instead of a unix socket")
     parser.add_argument("--profile", action="store_true", help="profile the arena path with pyinstrument")
     parser.add_argument("--inflight", type=int, metavar="N", help="compare N sessions in flight with and without Watch")
+    parser.add_argument("--notices", type=int, metavar="SESSIONS", help="count RPCs per decision over SESSIONS")
     parser.add_argument("--window", type=float, default=4.0, help="seconds per in-flight round")
     parser.add_argument("--profile-all", action="store_true", help="show library frames in the profile too")
     trio.run(main_async, parser.parse_args())
