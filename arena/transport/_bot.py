@@ -156,8 +156,12 @@ class BotConnection:
         self.behind = False
         """True after a call timed out, until the bot answers again: notices skip it meanwhile,
         since a bot that is still working on an abandoned call would time each of them out too."""
+        self._watch: Any = None
+        """A Health.Watch stream held open while the bot is ready (see `wait_ready`)."""
 
     def close(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
         self._channel.close()
 
     # ------------------------------------------------------------ readiness
@@ -174,6 +178,10 @@ class BotConnection:
                                                  timeout=0.25)
                         if reply.status == health_pb2.HealthCheckResponse.SERVING:
                             LOGGER.debug("%s ready after %.3fs", self.name, time.monotonic() - started)
+                            # grpcio starts a thread per channel whenever a call begins on an
+                            # idle channel and stops it when the last call ends; one long-lived
+                            # Watch stream keeps it running, which saves ~100 us of CPU per call.
+                            self._watch = self._health.Watch(health_pb2.HealthCheckRequest(service=""))
                             return
                     except grpc.RpcError:
                         pass
