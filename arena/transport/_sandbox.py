@@ -536,7 +536,7 @@ def sandbox_argv(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], writ
                "--hostname", "seka-bot", "--die-with-parent", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     for system in _SYSTEM_DIRS:
         command += ["--ro-bind-try", system, system]
-    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     readonly = [Path(system) for system in _SYSTEM_DIRS]
     made: set[Path] = set()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import GEORGIAN, Event
-from arena.transport import BotSpec, Limit, ProcessLimits
+from arena.transport import BotSpec, Isolation, Limit, ProcessLimits
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -26,14 +26,17 @@ RELAXED = Limit(decision=3.0, start=10.0)
 
 
 def spec(name: str, script: str, *args: str, limit: Limit = FAST,
-             process: ProcessLimits = ProcessLimits()) -> BotSpec:
+             process: ProcessLimits = ProcessLimits(), isolation: Isolation = Isolation.NONE) -> BotSpec:
     """A bot from tests/match/bots, run by the interpreter running the tests."""
-    return BotSpec(name=name, command=(sys.executable, str(BOTS / script), *args), limit=limit, process=process)
+    return BotSpec(name=name, command=(sys.executable, str(BOTS / script), *args), limit=limit, process=process,
+                   isolation=isolation)
 
 
-def sample_spec(name: str, script: str, *args: str, limit: Limit = FAST) -> BotSpec:
+def sample_spec(name: str, script: str, *args: str, limit: Limit = FAST,
+                isolation: Isolation = Isolation.NONE) -> BotSpec:
     """A bot from sample_bots/."""
-    return BotSpec(name=name, command=(sys.executable, str(SAMPLE_BOTS / script), *args), limit=limit)
+    return BotSpec(name=name, command=(sys.executable, str(SAMPLE_BOTS / script), *args), limit=limit,
+                   isolation=isolation)
 
 
 def records(events: Iterable[Event]) -> list[dict[str, Any]]:
@@ -58,6 +61,19 @@ def _processes() -> list[tuple[int, int, int, str]]:
         # The fields after the command name, which is in parentheses and may hold spaces.
         fields = stat[stat.rindex(")") + 2 :].split()
         found.append((int(entry), int(fields[1]), int(fields[2]), fields[0]))
+    return found
+
+
+def tagged(tag: str) -> list[int]:
+    """Pids of the live processes (zombies excluded) whose command line holds `tag`, this one aside."""
+    found = []
+    for pid, _, _, state in _processes():
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if tag.encode() in command and state != "Z" and pid != os.getpid():
+            found.append(pid)
     return found
 
 

@@ -2,13 +2,17 @@
 
     python arena_session.py OUT_DIR MODE [MODE ...]
 
-Seat i runs `faulty_bot.py --mode MODE_i --pid-file OUT_DIR/seat<i>.pid` under a one-minute
-decision limit, so a session with a hanging bot stays in play until the test signals this
-process. Each bot's forked child, if any, writes its pid to OUT_DIR/seat<i>.child.
+Seat i runs `faulty_bot.py --mode MODE_i --pid-file OUT_DIR/seat<i>.pid --tag=seka-test-<P>-<O>`
+(P and O: the names of OUT_DIR's parent and of OUT_DIR itself) under a one-minute decision
+limit, so a session with a hanging bot stays in play until the test signals this process. Each
+bot's forked child, if any, writes its pid to OUT_DIR/seat<i>.child. With SEKA_TEST_ISOLATION=limits or sandbox in the environment the bots
+run at that isolation level; sandboxed bots write their pid files next to their sockets (see
+faulty_bot.py), under TMPDIR.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -16,14 +20,17 @@ import trio
 
 from arena.engine import GEORGIAN
 from arena.match import run_session
-from arena.transport import BotSpec, Limit
+from arena.transport import BotSpec, Isolation, Limit
 
 
 def main() -> None:
     out = Path(sys.argv[1])
     bot = Path(__file__).with_name("faulty_bot.py")
-    specs = [BotSpec(name=f"seat{seat}", limit=Limit(decision=60.0),
-                     command=(sys.executable, str(bot), "--mode", mode, "--pid-file", str(out / f"seat{seat}.pid")))
+    isolation = Isolation(os.environ.get("SEKA_TEST_ISOLATION", "none"))
+    tag = f"--tag=seka-test-{out.parent.name}-{out.name}"
+    specs = [BotSpec(name=f"seat{seat}", limit=Limit(decision=60.0), isolation=isolation,
+                     command=(sys.executable, str(bot), "--mode", mode, tag, "--pid-file",
+                              "socket-folder" if isolation is Isolation.SANDBOX else str(out / f"seat{seat}.pid")))
              for seat, mode in enumerate(sys.argv[2:])]
     trio.run(lambda: run_session(GEORGIAN, specs, seed="signals", session_id="signals", log_dir=out / "logs"))
 

@@ -18,7 +18,10 @@ except where its mode says otherwise:
                        the bot's stdout and stderr open
 
 Every mode writes the bot's own pid to `--pid-file` (when given) before it serves; a hanging
-bot also creates the file with the suffix `.hung` when its first Act arrives.
+bot also creates the file with the suffix `.hung` when its first Act arrives. `--pid-file
+socket-folder` puts these files next to the bot's socket, the one host folder a sandboxed bot
+can write to (its pids are then those of its own pid namespace). `--tag=WORD` is ignored: it
+lets a test find the bot's processes, and its children's, by their command line.
 """
 
 from __future__ import annotations
@@ -86,8 +89,13 @@ def main() -> None:
     parser.add_argument("--at", type=int, default=3)
     parser.add_argument("--seconds", type=lambda text: [float(part) for part in text.split(",")], default=[0.3])
     parser.add_argument("--bytes", type=int, default=50_000_000)
-    parser.add_argument("--pid-file", type=Path)
+    parser.add_argument("--pid-file")
+    parser.add_argument("--tag")
     args = parser.parse_args()
+    if args.pid_file == "socket-folder":
+        args.pid_file = Path(os.environ["SEKA_BOT_ADDRESS"].removeprefix("unix:")).with_name("bot.pid")
+    elif args.pid_file is not None:
+        args.pid_file = Path(args.pid_file)
     bot = FaultyBot(args.mode, at=args.at, seconds=args.seconds, pid_file=args.pid_file)
     if args.mode == "flood":
         chunk = b"x" * 65536

@@ -1,0 +1,118 @@
+"""The isolation levels' building blocks, without launching anything: limits, launch chains,
+the sandbox's view of the file system, and the errors that say what a machine lacks."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.transport import DEFAULT_LIMITS, Isolation, ProcessLimits, SandboxError, isolation_problem
+from arena.transport import _sandbox
+from arena.transport._process import describe_exit, launch_prefix
+from arena.transport._sandbox import Cgroup, bot_paths, sandbox_argv, sandbox_env
+
+ROOT = Path(__file__).resolve().parents[2]
+ARENA = ROOT / "arena"
+CALL_BOT = ROOT / "sample_bots" / "call_bot.py"
+
+
+def test_none_applies_only_what_is_configured_and_the_others_fill_in_defaults() -> None:
+    configured = ProcessLimits(memory_mb=256, log_bytes=10)
+    assert configured.effective(Isolation.NONE) == configured
+    for level in (Isolation.LIMITS, Isolation.SANDBOX):
+        assert configured.effective(level) == ProcessLimits(cpu_seconds=300, memory_mb=256, processes=64,
+                                                            open_files=256, file_size_mb=64, cpus=1.0, log_bytes=10)
+    assert DEFAULT_LIMITS.effective(Isolation.LIMITS) == DEFAULT_LIMITS
+
+
+def test_without_a_control_group_memory_is_address_space_and_with_one_it_is_not() -> None:
+    limits = ProcessLimits(cpu_seconds=5, memory_mb=2, open_files=64, file_size_mb=1)
+    assert launch_prefix(limits) == ["setpriv", "--pdeathsig", "KILL", "--", "prlimit", "--cpu=5:6",
+                                     "--as=2097152:2097152", "--nofile=64:64", "--fsize=1048576:1048576", "--"]
+    cgroup = Cgroup("seka-arena-1-1-bot", [(1, frozenset({"memory"}), Path("/cg/memory/x")),
+                                           (1, frozenset({"pids"}), Path("/cg/pids/x y"))], limits)
+    prefix = launch_prefix(limits, cgroup=cgroup)
+    # The parent-death signal first, then the group is joined before anything else runs.
+    assert prefix[:8] == ["setpriv", "--pdeathsig", "KILL", "--", "/bin/sh", "-c",
+                          "echo $$ > /cg/memory/x/cgroup.procs && echo $$ > '/cg/pids/x y/cgroup.procs' && exec \"$@\"",
+                          "sh"]
+    assert prefix[8:] == ["prlimit", "--cpu=5:6", "--nofile=64:64", "--fsize=1048576:1048576", "--"]
+
+
+def test_the_sandbox_reports_a_signal_as_128_plus_its_number() -> None:
+    assert describe_exit(128 + 24, sandboxed=True) == "killed by SIGXCPU (exit status 152 from the sandbox)"
+    assert describe_exit(3, sandboxed=True) == "exit status 3"
+    assert describe_exit(152) == "exit status 152"
+
+
+def test_the_sandbox_environment_is_small() -> None:
+    env = sandbox_env({"DEPTH": "3", "HOME": "/elsewhere", "SEKA_BOT_ADDRESS": "mine"}, address_env="SEKA_BOT_ADDRESS",
+                      address="unix:/s/bot.sock")
+    assert set(env) == {"PATH", "HOME", "LANG", "DEPTH", "SEKA_BOT_ADDRESS"}
+    assert env["HOME"] == "/elsewhere" and env["SEKA_BOT_ADDRESS"] == "unix:/s/bot.sock"
+
+
+def test_a_bot_sees_the_folders_of_the_files_its_command_names(tmp_path: Path) -> None:
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "main.py").write_text("")
+    (tmp_path / "data").mkdir()
+    argv = [sys.executable, "bot/main.py", "--book", "data", "--depth", "3", "missing.txt"]
+    found = bot_paths(argv, cwd=tmp_path, env={})
+    assert tmp_path / "bot" in found and tmp_path / "data" in found
+    assert Path(sys.executable).parent in found and tmp_path not in found
+
+
+def _binds(command: list[str], kind: str) -> list[str]:
+    return [command[index + 1] for index, word in enumerate(command) if word == kind]
+
+
+def test_the_sandbox_command_binds_only_what_the_bot_needs(tmp_path: Path) -> None:
+    sockets = tmp_path / "sockets" / "call-1"
+    sockets.mkdir(parents=True)
+    command = sandbox_argv([sys.executable, str(CALL_BOT)], cwd=ROOT, env={}, writable=sockets)
+    assert command[0].endswith("bwrap")
+    for flag in ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"):
+        assert flag in command
+    readonly = _binds(command, "--ro-bind")
+    assert set(readonly) >= {sys.base_prefix, sys.prefix, str(ARENA), str(ROOT / "sample_bots")}
+    assert str(ROOT) not in readonly and str(ROOT / "tests") not in readonly  # not the whole repository
+    assert _binds(command, "--bind") == [str(sockets)]
+    # Every folder on the way to a mount point is crossable by uid 65534.
+    made = _binds(command, "--dir")
+    assert str(tmp_path) in made and str(tmp_path / "sockets") in made
+    user = command.index("setpriv")
+    assert command[user:user + 3] == ["setpriv", "--reuid=65534", "--regid=65534"]
+    assert command[-2:] == [sys.executable, str(CALL_BOT)]
+    assert command[command.index("--chdir") + 1] == str(ROOT)
+
+
+def test_the_sandbox_refuses_a_bot_folder_that_would_show_other_bots_sockets(tmp_path: Path) -> None:
+    (tmp_path / "bot.py").write_text("")
+    sockets = tmp_path / "sockets" / "bot-1"
+    sockets.mkdir(parents=True)
+    with pytest.raises(SandboxError, match="would show .*sockets.* keep each bot in a folder of its own"):
+        sandbox_argv([sys.executable, "bot.py"], cwd=tmp_path, env={}, writable=sockets)
+
+
+def test_a_machine_without_cgroup_controllers_is_told_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_sandbox, "_hierarchies", lambda: [])
+    monkeypatch.setattr(_sandbox.os, "geteuid", lambda: 0)
+    _sandbox._placement.cache_clear()
+    try:
+        problem = isolation_problem(Isolation.LIMITS)
+        assert problem is not None and "needs the cgroup controllers memory and pids" in problem
+        assert "missing: memory, pids" in problem
+        assert isolation_problem(Isolation.NONE) is None
+    finally:
+        _sandbox._placement.cache_clear()
+
+
+def test_the_sandbox_needs_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_sandbox.os, "geteuid", lambda: 1000)
+    _sandbox._placement.cache_clear()
+    try:
+        assert "need the arena to run as root" in (isolation_problem(Isolation.SANDBOX) or "")
+    finally:
+        _sandbox._placement.cache_clear()
