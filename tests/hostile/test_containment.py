@@ -112,7 +112,7 @@ async def test_a_network_prober_cannot_reach_the_host_from_the_sandbox(tmp_path:
     assert len(probes) >= 2  # at start and at its turns
     if isolation is SANDBOX:
         assert accepted == 0 and not any(probe["connected"] for probe in probes), probes
-        assert all(probe["interfaces"] == ["lo"] for probe in probes), probes  # its own, down, loopback only
+        assert all(probe["interfaces"] == ["lo"] for probe in probes), probes  # only a loopback of its own
     else:  # the control: without a network namespace the same bot gets through
         assert accepted == len(probes) and all(probe["connected"] for probe in probes), probes
 

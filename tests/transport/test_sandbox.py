@@ -116,3 +116,18 @@ def test_the_sandbox_needs_root(monkeypatch: pytest.MonkeyPatch) -> None:
         assert "need the arena to run as root" in (isolation_problem(Isolation.SANDBOX) or "")
     finally:
         _sandbox._placement.cache_clear()
+
+
+def test_a_tournaments_isolation_and_limits_reach_each_bots_spec() -> None:
+    from arena.tournament import Isolation as TournamentIsolation
+    from arena.tournament import parse_config
+    from arena.tournament._runner import bot_spec
+
+    assert TournamentIsolation is Isolation  # one definition
+    config = parse_config("name: x\nparticipants:\n  - {name: a, address: 'h:1'}\n"
+                          "  - {name: b, address: 'h:2', limits: {processes: 8, file_size_mb: null}}\n"
+                          "limits: {memory_mb: 256, processes: 32, file_size_mb: 5}\nisolation: sandbox\n")
+    a, b = (bot_spec(participant, config.isolation) for participant in config.participants)
+    assert a.isolation is b.isolation is Isolation.SANDBOX
+    assert a.process == ProcessLimits(memory_mb=256, processes=32, file_size_mb=5)
+    assert b.process == ProcessLimits(memory_mb=256, processes=8, file_size_mb=None)

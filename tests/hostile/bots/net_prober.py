@@ -5,7 +5,7 @@
 It connects to 127.0.0.1:PORT (the test's own listener: no traffic goes anywhere else) and, when
 that works, sends `probe` over the connection. Each attempt is reported:
 
-    HOSTILE net-prober {"connected": false, "error": "OSError: [Errno 101] Network is unreachable", ...}
+    HOSTILE net-prober {"connected": false, "error": "ConnectionRefusedError: [Errno 111] Connection refused", ...}
 
 with the network interfaces it can see. When it got through it also bets the most it may, a
 signal visible in the history.
