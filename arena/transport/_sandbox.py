@@ -204,7 +204,8 @@ def _placement() -> tuple[tuple[_Hierarchy, frozenset[str]], ...]:
     missing = {"memory", "pids"} - served
     if missing:
         found = ", ".join(f"v{h.version} {'+'.join(sorted(h.controllers))} at {h.own}" for h in hierarchies) or "none"
-        raise SandboxError(f"isolation `limits` needs the cgroup controllers memory and pids (cgroup v1 or v2); "
+        raise SandboxError(f"isolation `limits` and `sandbox` need the cgroup controllers memory and pids (cgroup v1 "
+                           f"or v2); "
                            f"missing: {', '.join(sorted(missing))}; cgroups found: {found}")
     result = []
     for hierarchy, controllers in placement.items():
@@ -309,7 +310,7 @@ class Cgroup:
         return found
 
     def limit_notes(self) -> list[str]:
-        """Which limits the group ran into: `memory limit (256 MiB) reached`, `forks refused ...`."""
+        """The limits the group ran into: `out of memory at the 256 MiB limit`, `3 forks refused at ...`."""
         notes = []
         for version, controllers, directory in self.directories:
             if "memory" in controllers:

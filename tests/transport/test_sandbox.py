@@ -102,7 +102,7 @@ def test_a_machine_without_cgroup_controllers_is_told_what_is_missing(monkeypatc
     _sandbox._placement.cache_clear()
     try:
         problem = isolation_problem(Isolation.LIMITS)
-        assert problem is not None and "needs the cgroup controllers memory and pids" in problem
+        assert problem is not None and "need the cgroup controllers memory and pids" in problem
         assert "missing: memory, pids" in problem
         assert isolation_problem(Isolation.NONE) is None
     finally:

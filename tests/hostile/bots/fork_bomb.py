@@ -4,7 +4,7 @@ The helper is forked at start, before gRPC is loaded: grpcio's fork handlers ret
 creation when a fork fails, which would hang the bomb rather than stop it. Each child leaves the
 bot's process group and session (setsid) and sleeps for 30 seconds, so only a control group (or
 the end of its pid namespace) can find it. The helper reports how many children it got and why
-it stopped, and the bot plays on like the call bot:
+it stopped; the turn waits for that (at most 10 s), then the bot plays on like the call bot:
 
     HOSTILE fork-bomb {"children": 41, "stopped": "BlockingIOError: [Errno 11] Resource temporarily unavailable"}
 """
@@ -36,20 +36,27 @@ def bomb() -> None:
     os.write(2, f"HOSTILE fork-bomb {json.dumps({'children': children, 'stopped': stopped})}\n".encode())
 
 
-def start_helper() -> int:
-    """Fork the helper, waiting on a pipe; the returned fd starts the bomb when written to."""
-    read, write = os.pipe()
+def start_helper() -> tuple[int, int]:
+    """Fork the helper, waiting on a pipe: write to the first fd returned to start the bomb, and
+    the second becomes readable once it has reported."""
+    start_read, start_write = os.pipe()
+    done_read, done_write = os.pipe()
     if os.fork() == 0:
-        os.close(write)
-        if os.read(read, 1):
+        os.close(start_write)
+        os.close(done_read)
+        if os.read(start_read, 1):
             bomb()
+            os.write(done_write, b"!")
         os._exit(0)
-    os.close(read)
-    return write
+    os.close(start_read)
+    os.close(done_write)
+    return start_write, done_read
 
 
 if __name__ == "__main__":
-    trigger = start_helper()
+    import select
+
+    trigger, done = start_helper()
 
     from _hostile import CallingBot
 
@@ -64,6 +71,7 @@ if __name__ == "__main__":
                 os.write(trigger, b"!")
                 os.close(trigger)
                 trigger = -1
+                select.select([done], [], [], 10.0)  # the session must not end before the report
             return super().act(turn)
 
     run(ForkBomb())

@@ -39,7 +39,7 @@ if __name__ == "__main__":
         os.setsid()
         time.sleep(30)
         os._exit(0)
-    server = serve(SignalImmune(), os.environ["SEKA_BOT_ADDRESS"])
     report("signal-immune", ignored=len(ignored))
+    server = serve(SignalImmune(), os.environ["SEKA_BOT_ADDRESS"])
     threading.Event().wait(60)  # no handler stops it: only SIGKILL (or this bound)
     os._exit(0)
