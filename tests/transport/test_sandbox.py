@@ -3,6 +3,7 @@ the sandbox's view of the file system, and the errors that say what a machine la
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from arena.transport._sandbox import Cgroup, bot_paths, sandbox_argv, sandbox_en
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = ROOT / "arena"
 CALL_BOT = ROOT / "sample_bots" / "call_bot.py"
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap (make test installs it as root)")
 
 
 def test_none_applies_only_what_is_configured_and_the_others_fill_in_defaults() -> None:
@@ -68,6 +70,7 @@ def _binds(command: list[str], kind: str) -> list[str]:
     return [command[index + 1] for index, word in enumerate(command) if word == kind]
 
 
+@needs_bwrap
 def test_the_sandbox_command_binds_only_what_the_bot_needs(tmp_path: Path) -> None:
     sockets = tmp_path / "sockets" / "call-1"
     sockets.mkdir(parents=True)
@@ -88,6 +91,7 @@ def test_the_sandbox_command_binds_only_what_the_bot_needs(tmp_path: Path) -> No
     assert command[command.index("--chdir") + 1] == str(ROOT)
 
 
+@needs_bwrap
 def test_the_sandbox_refuses_a_bot_folder_that_would_show_other_bots_sockets(tmp_path: Path) -> None:
     (tmp_path / "bot.py").write_text("")
     sockets = tmp_path / "sockets" / "bot-1"
