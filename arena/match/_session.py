@@ -57,11 +57,16 @@ async def _each_bot(bots: Sequence[BotConnection], call: Callable[[int, BotConne
 
 
 async def _notify(bots: Sequence[BotConnection], state: SessionState, events: Sequence[Event], session_id: str) -> None:
+    notices = {seat: [notice for event in events
+                      if (notice := notice_for(event, seat, session_id=session_id, bots=state.bots,
+                                               balances=state.balances, pot=state.pot)) is not None]
+               for seat in range(len(bots))}
+    if not any(notices.values()):
+        return  # most decisions (a bet, a fold) bring no notice: skip the fan-out
+
     async def tell(seat: int, bot: BotConnection) -> None:
-        for event in events:
-            notice = notice_for(event, seat, session_id=session_id, bots=state.bots, balances=state.balances,
-                                pot=state.pot)
-            if notice is not None and bot.dead is None and not bot.behind:
+        for notice in notices[seat]:
+            if bot.dead is None and not bot.behind:
                 await bot.call("Notify", notice)
 
     await _each_bot(bots, tell)
