@@ -238,7 +238,9 @@ def _sprt(args: argparse.Namespace) -> int:
     Example: seka-arena sprt "python3 sample_bots/strong_bot.py" "python3 sample_bots/threshold_bot.py" --elo1 50
     """
     limit = Limit(decision=args.decision_ms / 1000)
-    new, old = bot_specs([args.new, args.old], limit=limit)
+    isolation = Isolation(args.isolation)
+    verify_isolation(isolation)
+    new, old = bot_specs([args.new, args.old], limit=limit, isolation=isolation)
     sprt = Sprt(args.elo0, args.elo1, alpha=args.alpha, beta=args.beta)
     seed = args.seed if args.seed is not None else secrets.token_hex(8)
     out = Path(args.out) / f"sprt-{seed}"
@@ -329,6 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     sprt.add_argument("--decision-ms", type=int, default=1000, help="time per decision (default 1000)")
     sprt.add_argument("--seed", help="seed of the pairs' deals (default: random, printed)")
     sprt.add_argument("--out", default=".", help="folder for histories and logs (default: current)")
+    _isolation_option(sprt)
     sprt.set_defaults(run=_sprt)
 
     bench = commands.add_parser("bench", help="run the benchmarks", description=_bench.__doc__)
