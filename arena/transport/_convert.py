@@ -69,7 +69,8 @@ def hello_request(rules: Rules, *, seats: int, seat: int, session_id: str, decis
     )
 
 
-def turn_request(view: TurnView, *, session_id: str) -> pb.TurnRequest:
+def turn_request(view: TurnView, *, session_id: str, notices: Sequence[pb.Notice] = ()) -> pb.TurnRequest:
+    """The seat's turn, carrying `notices`: those it has not been sent yet, oldest first."""
     legal = view.legal
     request = pb.TurnRequest(
         session_id=session_id,
@@ -93,6 +94,7 @@ def turn_request(view: TurnView, *, session_id: str) -> pb.TurnRequest:
         max_actions=view.max_actions,
         legal=pb.LegalActions(min_bet=amount_to_proto(legal.min_bet), max_bet=amount_to_proto(legal.max_bet),
                               can_show=legal.can_show),
+        notices=notices,
     )
     if view.previous_bet is not None:
         request.previous_bet.CopyFrom(amount_to_proto(view.previous_bet))
@@ -101,7 +103,8 @@ def turn_request(view: TurnView, *, session_id: str) -> pb.TurnRequest:
     return request
 
 
-def svara_offer(view: SvaraView, *, session_id: str, dealer: int) -> pb.SvaraOffer:
+def svara_offer(view: SvaraView, *, session_id: str, dealer: int, notices: Sequence[pb.Notice] = ()) -> pb.SvaraOffer:
+    """The seat's svara offer, carrying `notices`: those it has not been sent yet, oldest first."""
     return pb.SvaraOffer(
         session_id=session_id,
         pot_number=view.pot_number,
@@ -114,6 +117,7 @@ def svara_offer(view: SvaraView, *, session_id: str, dealer: int) -> pb.SvaraOff
         answers=_entries(view.answers),
         balances=_amounts(view.balances),
         dealer=dealer,
+        notices=notices,
     )
 
 

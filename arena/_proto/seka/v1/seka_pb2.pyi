@@ -157,7 +157,7 @@ class LegalActions(_message.Message):
     def __init__(self, min_bet: _Optional[_Union[Amount, _Mapping]] = ..., max_bet: _Optional[_Union[Amount, _Mapping]] = ..., can_show: _Optional[bool] = ..., show_amount: _Optional[_Union[Amount, _Mapping]] = ...) -> None: ...
 
 class TurnRequest(_message.Message):
-    __slots__ = ("session_id", "pot_number", "replay", "dealer", "seat", "cards", "seats", "in_deal", "pot", "previous_bet", "balances", "actions", "svaras", "actions_count", "max_actions", "legal")
+    __slots__ = ("session_id", "pot_number", "replay", "dealer", "seat", "cards", "seats", "in_deal", "pot", "previous_bet", "balances", "actions", "svaras", "actions_count", "max_actions", "legal", "notices")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     POT_NUMBER_FIELD_NUMBER: _ClassVar[int]
     REPLAY_FIELD_NUMBER: _ClassVar[int]
@@ -174,6 +174,7 @@ class TurnRequest(_message.Message):
     ACTIONS_COUNT_FIELD_NUMBER: _ClassVar[int]
     MAX_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     LEGAL_FIELD_NUMBER: _ClassVar[int]
+    NOTICES_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     pot_number: int
     replay: int
@@ -190,7 +191,8 @@ class TurnRequest(_message.Message):
     actions_count: int
     max_actions: int
     legal: LegalActions
-    def __init__(self, session_id: _Optional[str] = ..., pot_number: _Optional[int] = ..., replay: _Optional[int] = ..., dealer: _Optional[int] = ..., seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., in_deal: _Optional[_Iterable[int]] = ..., pot: _Optional[_Union[Amount, _Mapping]] = ..., previous_bet: _Optional[_Union[Amount, _Mapping]] = ..., balances: _Optional[_Iterable[_Union[Amount, _Mapping]]] = ..., actions: _Optional[_Iterable[_Union[PublicAction, _Mapping]]] = ..., svaras: _Optional[_Iterable[_Union[SvaraRound, _Mapping]]] = ..., actions_count: _Optional[int] = ..., max_actions: _Optional[int] = ..., legal: _Optional[_Union[LegalActions, _Mapping]] = ...) -> None: ...
+    notices: _containers.RepeatedCompositeFieldContainer[Notice]
+    def __init__(self, session_id: _Optional[str] = ..., pot_number: _Optional[int] = ..., replay: _Optional[int] = ..., dealer: _Optional[int] = ..., seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., in_deal: _Optional[_Iterable[int]] = ..., pot: _Optional[_Union[Amount, _Mapping]] = ..., previous_bet: _Optional[_Union[Amount, _Mapping]] = ..., balances: _Optional[_Iterable[_Union[Amount, _Mapping]]] = ..., actions: _Optional[_Iterable[_Union[PublicAction, _Mapping]]] = ..., svaras: _Optional[_Iterable[_Union[SvaraRound, _Mapping]]] = ..., actions_count: _Optional[int] = ..., max_actions: _Optional[int] = ..., legal: _Optional[_Union[LegalActions, _Mapping]] = ..., notices: _Optional[_Iterable[_Union[Notice, _Mapping]]] = ...) -> None: ...
 
 class FoldAction(_message.Message):
     __slots__ = ()
@@ -217,7 +219,7 @@ class TurnReply(_message.Message):
     def __init__(self, fold: _Optional[_Union[FoldAction, _Mapping]] = ..., bet: _Optional[_Union[BetAction, _Mapping]] = ..., show: _Optional[_Union[ShowAction, _Mapping]] = ...) -> None: ...
 
 class SvaraOffer(_message.Message):
-    __slots__ = ("session_id", "pot_number", "replay", "seat", "frozen_pot", "price", "tied", "eligible", "answers", "balances", "dealer")
+    __slots__ = ("session_id", "pot_number", "replay", "seat", "frozen_pot", "price", "tied", "eligible", "answers", "balances", "dealer", "notices")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     POT_NUMBER_FIELD_NUMBER: _ClassVar[int]
     REPLAY_FIELD_NUMBER: _ClassVar[int]
@@ -229,6 +231,7 @@ class SvaraOffer(_message.Message):
     ANSWERS_FIELD_NUMBER: _ClassVar[int]
     BALANCES_FIELD_NUMBER: _ClassVar[int]
     DEALER_FIELD_NUMBER: _ClassVar[int]
+    NOTICES_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     pot_number: int
     replay: int
@@ -240,7 +243,8 @@ class SvaraOffer(_message.Message):
     answers: _containers.RepeatedCompositeFieldContainer[SvaraEntry]
     balances: _containers.RepeatedCompositeFieldContainer[Amount]
     dealer: int
-    def __init__(self, session_id: _Optional[str] = ..., pot_number: _Optional[int] = ..., replay: _Optional[int] = ..., seat: _Optional[int] = ..., frozen_pot: _Optional[_Union[Amount, _Mapping]] = ..., price: _Optional[_Union[Amount, _Mapping]] = ..., tied: _Optional[_Iterable[int]] = ..., eligible: _Optional[_Iterable[int]] = ..., answers: _Optional[_Iterable[_Union[SvaraEntry, _Mapping]]] = ..., balances: _Optional[_Iterable[_Union[Amount, _Mapping]]] = ..., dealer: _Optional[int] = ...) -> None: ...
+    notices: _containers.RepeatedCompositeFieldContainer[Notice]
+    def __init__(self, session_id: _Optional[str] = ..., pot_number: _Optional[int] = ..., replay: _Optional[int] = ..., seat: _Optional[int] = ..., frozen_pot: _Optional[_Union[Amount, _Mapping]] = ..., price: _Optional[_Union[Amount, _Mapping]] = ..., tied: _Optional[_Iterable[int]] = ..., eligible: _Optional[_Iterable[int]] = ..., answers: _Optional[_Iterable[_Union[SvaraEntry, _Mapping]]] = ..., balances: _Optional[_Iterable[_Union[Amount, _Mapping]]] = ..., dealer: _Optional[int] = ..., notices: _Optional[_Iterable[_Union[Notice, _Mapping]]] = ...) -> None: ...
 
 class SvaraReply(_message.Message):
     __slots__ = ("accept",)

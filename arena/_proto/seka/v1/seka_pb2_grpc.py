@@ -87,8 +87,10 @@ class SekaBotServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Notify(self, request, context):
-        """Something happened that the bot may want to know: a deal, a showdown, a pot's result, the
-        end of the session. The reply is empty; nothing the bot does here changes the game.
+        """Notices that cannot wait for the bot's next Act or Svara: at the end of the session, the
+        notices still pending for the bot (each in its own call, oldest first), then the session's
+        end. Every other notice travels inside the next TurnRequest or SvaraOffer (`notices`). The
+        reply is empty; nothing the bot does here changes the game.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
