@@ -71,8 +71,24 @@ class _Servicer(pb_grpc.SekaBotServicer):
 
         return self._guarded(context, "Hello", request, answer)
 
+    def _tell(self, notice: pb.Notice) -> None:
+        """Pass one notice to its `on_*` method; a kind this SDK does not know is ignored."""
+        content = notice_from_proto(notice)
+        if isinstance(content, Deal):
+            self._bot.on_deal(content)
+        elif isinstance(content, Showdown):
+            self._bot.on_showdown(content)
+        elif isinstance(content, PotResult):
+            self._bot.on_pot_result(content)
+        elif isinstance(content, SessionEnd):
+            self._bot.on_session_end(content)
+        else:
+            LOGGER.debug("ignoring a notice this SDK does not know: %s", notice.WhichOneof("notice"))
+
     def Act(self, request: pb.TurnRequest, context: grpc.ServicerContext) -> pb.TurnReply:
         def answer() -> pb.TurnReply:
+            for notice in request.notices:  # what happened before this turn, oldest first
+                self._tell(notice)
             turn = turn_from_proto(request, time_left=context.time_remaining())
             action = self._bot.act(turn)
             # The arena is the judge; this only tells the author why the bot is about to be folded.
@@ -86,6 +102,8 @@ class _Servicer(pb_grpc.SekaBotServicer):
 
     def Svara(self, request: pb.SvaraOffer, context: grpc.ServicerContext) -> pb.SvaraReply:
         def answer() -> pb.SvaraReply:
+            for notice in request.notices:  # what happened before this offer, oldest first
+                self._tell(notice)
             accept = self._bot.svara(svara_offer_from_proto(request, time_left=context.time_remaining()))
             if not isinstance(accept, bool):
                 raise TypeError(f"svara must return True or False, not {accept!r}")
@@ -95,17 +113,7 @@ class _Servicer(pb_grpc.SekaBotServicer):
 
     def Notify(self, request: pb.Notice, context: grpc.ServicerContext) -> pb.NoticeReply:
         def answer() -> pb.NoticeReply:
-            notice = notice_from_proto(request)
-            if isinstance(notice, Deal):
-                self._bot.on_deal(notice)
-            elif isinstance(notice, Showdown):
-                self._bot.on_showdown(notice)
-            elif isinstance(notice, PotResult):
-                self._bot.on_pot_result(notice)
-            elif isinstance(notice, SessionEnd):
-                self._bot.on_session_end(notice)
-            else:
-                LOGGER.debug("ignoring a notice this SDK does not know: %s", request.WhichOneof("notice"))
+            self._tell(request)
             return pb.NoticeReply()
 
         return self._guarded(context, "Notify", request, answer)

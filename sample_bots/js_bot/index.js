@@ -65,6 +65,12 @@ function decide(turn) {
 
 // ---------------------------------------------------------------- the services
 
+// What happened in the session, told in order: inside the next Act or Svara request (`notices`,
+// before the decision), or by Notify at the session's end. This bot only logs the end.
+function handleNotice(notice) {
+  if (notice.notice === 'session_end') log(`session over: winners ${notice.session_end.winners}`);
+}
+
 function sekaService() {
   return {
     Hello(call, callback) {
@@ -75,6 +81,7 @@ function sekaService() {
     },
     Act(call, callback) {
       try {
+        for (const notice of call.request.notices || []) handleNotice(notice);
         callback(null, decide(call.request));
       } catch (error) {
         log('Act failed:', error);
@@ -82,11 +89,11 @@ function sekaService() {
       }
     },
     Svara(call, callback) {
+      for (const notice of call.request.notices || []) handleNotice(notice);
       callback(null, { accept: false });
     },
     Notify(call, callback) {
-      const notice = call.request;
-      if (notice.notice === 'session_end') log(`session over: winners ${notice.session_end.winners}`);
+      handleNotice(call.request);
       callback(null, {});
     },
   };

@@ -262,6 +262,37 @@ def test_notices_reach_their_methods(served: Served) -> None:
     assert isinstance(end, SessionEnd) and end.winners == (0, 1)
 
 
+def test_notices_inside_a_request_reach_their_methods_in_order_before_the_decision(served: Served) -> None:
+    seats = [pb.Seat(seat=0, bot="a"), pb.Seat(seat=1, bot="b")]
+    showdown = pb.Notice(session_id="s", showdown=pb.ShowdownNotice(
+        pot_number=1, kind=pb.SHOWDOWN_KIND_HEADS_UP, winner=1,
+        hands=[pb.ShownHand(seat=0, cards=["Ac", "Kc", "6d"], value="21"),
+               pb.ShownHand(seat=1, cards=["Ah", "Kh", "6h"], value="27")]))
+    result = pb.Notice(session_id="s", pot_result=pb.PotResultNotice(
+        pot_number=1, winner=1, amount=amount(6), shown=True, balances=[amount(-3), amount(3)]))
+    deal = pb.Notice(session_id="s", deal=pb.DealNotice(
+        pot_number=2, dealer=1, seat=0, cards=["Ah", "Kh", "Qh"], seats=seats, players=[0, 1],
+        balances=[amount(-4), amount(2)], pot=amount(2)))
+    future = pb.Notice(session_id="s")  # a kind of notice from the future: ignored
+    assert served.stub.Act(turn_request(["Ah", "Kh", "Qh"], notices=[showdown, result, future, deal]),
+                           timeout=TIMEOUT).WhichOneof("action") == "show"
+    told_showdown, told_result, told_deal, turn = served.bot.seen  # type: ignore[attr-defined]
+    assert isinstance(told_showdown, Showdown) and told_showdown.winner == 1
+    assert isinstance(told_result, PotResult) and told_result.amount == 6
+    assert isinstance(told_deal, Deal) and told_deal.pot_number == 2
+    assert isinstance(turn, Turn) and turn.pot_number == 2
+
+    tie = pb.Notice(session_id="s", showdown=pb.ShowdownNotice(
+        pot_number=2, kind=pb.SHOWDOWN_KIND_ACTION_CAP,
+        hands=[pb.ShownHand(seat=1, cards=["As", "Ks", "6s"], value="27"),
+               pb.ShownHand(seat=2, cards=["Ad", "Kd", "6d"], value="27")]))
+    offer = pb.SvaraOffer(session_id="s", pot_number=2, replay=1, seat=0, frozen_pot=amount(9),
+                          price=amount(Fraction(9, 2)), tied=[1, 2], eligible=[0], notices=[tie])
+    assert served.stub.Svara(offer, timeout=TIMEOUT).accept is False
+    told_tie = served.bot.seen[-1]  # type: ignore[attr-defined]
+    assert isinstance(told_tie, Showdown) and told_tie.pot_number == 2 and told_tie.kind == "action_cap"
+
+
 def test_serve_refuses_an_address_it_cannot_bind(tmp_path: Path) -> None:
     with pytest.raises(BotServerError, match="cannot listen"):
         serve(RecordingBot(), f"unix:{tmp_path / 'missing-directory' / 'bot.sock'}")
