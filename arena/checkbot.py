@@ -4,7 +4,9 @@ Each scenario is a short session with cards chosen so that the edge cases happen
 a turn facing a bet, a heads-up show, a svara offer at a fractional price, a nested svara, the
 action cap's forced reveal, and every kind of notice. The bot is asked at each of its seat's turns
 and its answer is checked (well formed, legal, in time); the scripted decision is then played, so
-every scenario reaches its edge cases whatever the bot answers.
+every scenario reaches its edge cases whatever the bot answers. As in a session, the notices travel
+inside the bot's next turn or svara offer, and at the end the ones left and the session's end go
+by Notify, each call with its own verdict line.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._proto.seka.v1 import seka_pb2 as pb
 from .engine import (
     DECK_36,
     GEORGIAN,
@@ -88,21 +91,37 @@ def _scripted(word: str) -> Fold | Bet | Show | SvaraAnswer:
     return fixed[verb] if verb in fixed else Bet(int(amount))
 
 
+def _kind(notice: pb.Notice) -> str:
+    return str(notice.WhichOneof("notice")).replace("_", " ")
+
+
+def _carrying(notices: Sequence[pb.Notice]) -> str:
+    """What a verdict line adds about the notices its request carried."""
+    return f"; carried notices: {', '.join(_kind(notice) for notice in notices)}" if notices else ""
+
+
 class _Checker:
     def __init__(self, bot: BotConnection, report: Callable[[Check], None]) -> None:
         self.bot = bot
         self.report = report
+        self.pending: list[pb.Notice] = []
+        """The notices of the current scenario not yet sent to the bot, oldest first."""
 
-    async def _timed(self, what: str, call: Callable[[], object]) -> tuple[object | None, float]:
+    def _take(self) -> list[pb.Notice]:
+        notices, self.pending = self.pending, []
+        return notices
+
+    async def _timed(self, what: str, call: Callable[[], object], carried: str = "") -> tuple[object | None, float]:
         started = time.monotonic()
         try:
             reply = await call()  # type: ignore[misc]
         except BotFault as fault:
-            self.report(Check(False, what, str(fault)))
+            self.report(Check(False, what, f"{fault}{carried}"))
             return None, time.monotonic() - started
         return reply, time.monotonic() - started
 
     async def hello(self, rules: Rules, seats: int, seat: int, session_id: str) -> None:
+        self.pending = []
         limit = self.bot.spec.limit
         request = hello_request(rules, seats=seats, seat=seat, session_id=session_id,
                                 decision_ms=round(limit.decision * 1000), time_bank_ms=0,
@@ -121,8 +140,11 @@ class _Checker:
         self.report(Check(not problems, "hello", detail))
 
     async def turn(self, state: SessionState, session_id: str, situation: str) -> None:
-        request = turn_request(turn_view(state), session_id=session_id)
-        reply, elapsed = await self._timed(f"turn ({situation})", lambda: self.bot.decide("Act", request))
+        notices = self._take()
+        carried = _carrying(notices)
+        request = turn_request(turn_view(state), session_id=session_id, notices=notices)
+        what = f"turn ({situation})"
+        reply, elapsed = await self._timed(what, lambda: self.bot.decide("Act", request), carried)
         if reply is None:
             return
         try:
@@ -132,34 +154,42 @@ class _Checker:
             elif isinstance(action, Show):
                 state.verify_show()
         except MalformedReplyError as error:
-            self.report(Check(False, f"turn ({situation})", f"malformed reply: {error}"))
+            self.report(Check(False, what, f"malformed reply: {error}{carried}"))
             return
         except IllegalActionError as error:
-            self.report(Check(False, f"turn ({situation})", f"illegal {_describe(action)}: {error}"))
+            self.report(Check(False, what, f"illegal {_describe(action)}: {error}{carried}"))
             return
-        self.report(Check(True, f"turn ({situation})", f"{_describe(action)}, {elapsed * 1000:.0f} ms"))
+        self.report(Check(True, what, f"{_describe(action)}, {elapsed * 1000:.0f} ms{carried}"))
 
     async def svara(self, state: SessionState, session_id: str) -> None:
         view = svara_view(state)
         what = f"svara offer (price {view.price}, frozen pot {view.frozen_pot})"
-        request = svara_offer(view, session_id=session_id, dealer=state.dealer)
-        reply, elapsed = await self._timed(what, lambda: self.bot.decide("Svara", request))
+        notices = self._take()
+        carried = _carrying(notices)
+        request = svara_offer(view, session_id=session_id, dealer=state.dealer, notices=notices)
+        reply, elapsed = await self._timed(what, lambda: self.bot.decide("Svara", request), carried)
         if reply is None:
             return
         try:
             answer = answer_from_reply(reply)  # type: ignore[arg-type]
         except MalformedReplyError as error:
-            self.report(Check(False, what, f"malformed reply: {error}"))
+            self.report(Check(False, what, f"malformed reply: {error}{carried}"))
             return
-        self.report(Check(True, what, f"{'accepts' if answer.accept else 'declines'}, {elapsed * 1000:.0f} ms"))
+        self.report(Check(True, what,
+                          f"{'accepts' if answer.accept else 'declines'}, {elapsed * 1000:.0f} ms{carried}"))
 
-    async def notices(self, state: SessionState, events: Sequence[object], seat: int, session_id: str) -> None:
+    def queue(self, state: SessionState, events: Sequence[object], seat: int, session_id: str) -> None:
+        """Keep the bot's form of `events` for its next request, or for the Notify calls at the end."""
         for event in events:
             notice = notice_for(event, seat, session_id=session_id, bots=state.bots,  # type: ignore[arg-type]
                                 balances=state.balances, pot=state.pot)
-            if notice is None:
-                continue
-            what = f"{notice.WhichOneof('notice').replace('_', ' ')} notice"
+            if notice is not None:
+                self.pending.append(notice)
+
+    async def notify_the_end(self) -> None:
+        """The notices left, then the session's end: one Notify call and one verdict line each."""
+        for notice in self._take():
+            what = f"{_kind(notice)} notice"
             reply, elapsed = await self._timed(what, lambda: self.bot.call("Notify", notice))
             if reply is not None:
                 self.report(Check(True, what, f"acknowledged, {elapsed * 1000:.0f} ms"))
@@ -190,8 +220,9 @@ async def _play_scenario(checker: _Checker, scenario: Scenario, number: int) -> 
     events: Sequence[object] = list(state.events)
     script = list(scenario.script)
     while checker.bot.dead is None:
-        await checker.notices(state, events, scenario.bot_seat, session_id)
+        checker.queue(state, events, scenario.bot_seat, session_id)
         if state.is_finished:
+            await checker.notify_the_end()
             return
         if state.to_act == scenario.bot_seat:
             if state.phase is Phase.SVARA_OFFER:

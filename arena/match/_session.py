@@ -2,8 +2,9 @@
 
 Every decision goes to the seat's bot under its deadline. A late, malformed, illegal or failed
 answer folds the bot at that turn (or declines its svara offer) with the fault recorded in the
-history; the session always runs to its end. Notices go to all bots concurrently after each
-decision, each bot receiving only its seat's form of every event.
+history; the session always runs to its end. Each bot receives only its seat's form of every
+event, as notices: they wait in the seat's queue and travel inside its next decision request (Act
+or Svara); at the session's end each bot is sent what is left, then the session's end, by Notify.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import trio
 
+from .._proto.seka.v1 import seka_pb2 as pb
 from ..engine import (Action, Amount, Event, Fault, IllegalActionError, Phase, Rules, SessionState, Shuffler,
                       svara_view, turn_view)
 from ..transport import BotConnection, BotFault, BotSpec, MalformedReplyError, open_bot
@@ -56,16 +58,29 @@ async def _each_bot(bots: Sequence[BotConnection], call: Callable[[int, BotConne
             nursery.start_soon(guarded, seat, bot)
 
 
-async def _notify(bots: Sequence[BotConnection], state: SessionState, events: Sequence[Event], session_id: str) -> None:
-    notices = {seat: [notice for event in events
-                      if (notice := notice_for(event, seat, session_id=session_id, bots=state.bots,
-                                               balances=state.balances, pot=state.pot)) is not None]
-               for seat in range(len(bots))}
-    if not any(notices.values()):
-        return  # most decisions (a bet, a fold) bring no notice: skip the fan-out
+def _queue_notices(pending: Sequence[list[pb.Notice]], bots: Sequence[BotConnection], state: SessionState,
+                   events: Sequence[Event], session_id: str) -> None:
+    """Add to each seat's pending notices its form of `events`, the batch that just happened.
+
+    Built at once, since `notice_for` reads the balances and pot right after the batch. A dead
+    bot will never be asked again: it gets nothing.
+    """
+    for seat, bot in enumerate(bots):
+        if bot.dead is not None:
+            continue
+        for event in events:
+            notice = notice_for(event, seat, session_id=session_id, bots=state.bots, balances=state.balances,
+                                pot=state.pot)
+            if notice is not None:
+                pending[seat].append(notice)
+
+
+async def _notify_the_end(bots: Sequence[BotConnection], pending: Sequence[list[pb.Notice]]) -> None:
+    """Send every bot, concurrently, its notices still pending, the session's end last, one Notify each."""
 
     async def tell(seat: int, bot: BotConnection) -> None:
-        for notice in notices[seat]:
+        for notice in pending[seat]:
+            # A bot still working on an abandoned call would time each notice out as well.
             if bot.dead is None and not bot.behind:
                 await bot.call("Notify", notice)
 
@@ -82,15 +97,17 @@ async def _hello(bots: Sequence[BotConnection], rules: Rules, session_id: str) -
     await _each_bot(bots, greet)
 
 
-async def _decide(bot: BotConnection, state: SessionState, session_id: str) -> tuple[list[Event], Fault | None]:
-    """Ask the bot to act and apply its answer; any failure becomes the fault's fold or decline."""
+async def _decide(bot: BotConnection, state: SessionState, session_id: str,
+                  notices: Sequence[pb.Notice] = ()) -> tuple[list[Event], Fault | None]:
+    """Ask the bot to act, telling it `notices` first, and apply its answer; any failure becomes the
+    fault's fold or decline."""
     try:
         action: Action
         if state.phase is Phase.SVARA_OFFER:
-            offer = svara_offer(svara_view(state), session_id=session_id, dealer=state.dealer)
+            offer = svara_offer(svara_view(state), session_id=session_id, dealer=state.dealer, notices=notices)
             action = answer_from_reply(await bot.decide("Svara", offer))
         else:
-            turn = turn_request(turn_view(state), session_id=session_id)
+            turn = turn_request(turn_view(state), session_id=session_id, notices=notices)
             action = action_from_reply(await bot.decide("Act", turn))
         return state.apply(action), None
     except BotFault as fault:
@@ -121,14 +138,19 @@ async def play_session(
     told_id = session_id if public_id is None else public_id
     await _hello(bots, rules, told_id)
     events: Sequence[Event] = list(state.events)
+    pending: list[list[pb.Notice]] = [[] for _ in bots]
     while True:
         if on_events is not None:
             on_events(state, events)
-        await _notify(bots, state, events, told_id)
+        _queue_notices(pending, bots, state, events, told_id)
         if state.is_finished:
             break
-        assert state.to_act is not None
-        events, _ = await _decide(bots[state.to_act], state, told_id)
+        seat = state.to_act
+        assert seat is not None
+        # The seat's pending notices go inside its request: delivered, even if the call then fails.
+        notices, pending[seat] = pending[seat], []
+        events, _ = await _decide(bots[seat], state, told_id, notices)
+    await _notify_the_end(bots, pending)
     end = state.events[-1]
     return SessionResult(
         session_id=session_id,

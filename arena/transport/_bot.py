@@ -154,8 +154,9 @@ class BotConnection:
         self.dead: BotFault | None = None
         """Set once the bot cannot answer any more (it exited, or never became ready)."""
         self.behind = False
-        """True after a call timed out, until the bot answers again: notices skip it meanwhile,
-        since a bot that is still working on an abandoned call would time each of them out too."""
+        """True after a call timed out, until the bot answers again: the session's closing Notify
+        calls skip it meanwhile, since a bot that is still working on an abandoned call would time
+        each of them out too. (Notices inside decision requests still reach it.)"""
         self._watch: Any = None
         """A Health.Watch stream held open while the bot is ready (see `wait_ready`)."""
 

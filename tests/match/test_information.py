@@ -3,7 +3,9 @@
 Four recording bots play 24 sessions of 2 to 4 seats with random play, some with stacked tied
 hands (so showdowns become svaras and replays) and some with a low action cap (so deals end in
 forced reveals). Every request each bot received is checked against the organiser's history,
-which holds every hand.
+which holds every hand: each notice on its own (those nested in a TurnRequest or SvaraOffer
+against the deal they name, which may be an earlier one), and the request around them. Each bot
+is also told everything its seat may know, once, in the order it happened, before its decisions.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ _CARD = re.compile(r"^[6789TJQKA][cdhs]$")
 _TIED = [parse_cards(f"T{suit} J{suit} Q{suit}") for suit in "cdhs"]
 
 Deal = tuple[int, int]  # (pot, replay)
+Step = tuple[Any, ...]  # ("deal" | "showdown", pot, replay), ("pot_result", pot), ("session_end",),
+# or a decision: ("Act" | "Svara", pot, replay)
 
 
 def _cards_in(message: Message) -> list[str]:
@@ -57,26 +61,41 @@ class _Deals:
     acts: Counter[int] = field(default_factory=Counter)
     entries: Counter[int] = field(default_factory=Counter)
     showdowns: int = 0
+    steps: dict[int, list[Step]] = field(default_factory=lambda: defaultdict(list))
+    """By seat: what the seat is told and asked, in the order it happened."""
 
     @classmethod
-    def of(cls, result: SessionResult) -> _Deals:
+    def of(cls, result: SessionResult, seats: int) -> _Deals:
         deals = cls()
         current: Deal = (0, 0)
+        everyone = range(seats)
         for record in records(result.events):
             kind = record["event"]
             if kind == "deal":
                 current = (record["pot"], record["replay"])
                 deals.hands[current] = {int(seat): set(cards) for seat, cards in record["hands"].items()}
+                for seat in deals.hands[current]:
+                    deals.steps[seat].append(("deal", *current))
             elif kind in ("showdown", "reveal"):
                 deals.showdowns += 1
                 deals.shown[(record["pot"], record["replay"])] = {
                     int(seat): set(cards) for seat, cards in record["hands"].items()}
+                for seat in everyone:
+                    deals.steps[seat].append(("showdown", record["pot"], record["replay"]))
             elif kind == "action":
                 deals.acts[record["seat"]] += 1
+                deals.steps[record["seat"]].append(("Act", *current))
                 if record["kind"] == "fold":
                     deals.folded[current].add(record["seat"])
             elif kind == "entry":
                 deals.entries[record["seat"]] += 1
+                deals.steps[record["seat"]].append(("Svara", current[0], current[1] + 1))
+            elif kind == "pot_won":
+                for seat in everyone:
+                    deals.steps[seat].append(("pot_result", record["pot"]))
+            elif kind == "session_end":
+                for seat in everyone:
+                    deals.steps[seat].append(("session_end",))
         return deals
 
 
@@ -105,7 +124,7 @@ async def test_no_bot_is_ever_sent_a_card_its_seat_may_not_see(tmp_path: Path) -
                                         session_id=session_id, shuffler=_shuffler(session, seats))
             results[session_id] = (result, playing)
 
-    deals = {session_id: _Deals.of(result) for session_id, (result, _) in results.items()}
+    deals = {session_id: _Deals.of(result, len(playing)) for session_id, (result, playing) in results.items()}
     seen = Counter[str]()
     for index, path in enumerate(files):
         requests: dict[str, list[tuple[str, Any]]] = defaultdict(list)
@@ -128,33 +147,71 @@ async def test_no_bot_is_ever_sent_a_card_its_seat_may_not_see(tmp_path: Path) -
         totals["showdowns"] += known.showdowns
         totals["folded hands"] += sum(len(seats) for seats in known.folded.values())
     assert totals["replays"] >= 5 and totals["showdowns"] >= 20 and totals["folded hands"] >= 50, totals
-    assert seen["Act"] >= 200 and seen["Svara"] >= 5 and seen["showdown"] >= 40, seen
+    assert seen["Act"] >= 200 and seen["Svara"] >= 5 and seen["showdown"] + seen["nested showdown"] >= 40, seen
+    # Most notices travel inside decisions, showdowns of earlier deals among them; the rest at the end.
+    assert seen["nested deal"] >= 100 and seen["nested showdown"] >= 20 and seen["nested pot_result"] >= 40, seen
+    assert seen["showdown"] >= 10 and seen["pot_result"] >= 24 and seen["session_end"] == 72, seen
+
+
+def _notice_step(notice: pb.Notice) -> Step:
+    kind = notice.WhichOneof("notice")
+    if kind in ("deal", "showdown"):
+        body = getattr(notice, kind)
+        return (kind, body.pot_number, body.replay)
+    if kind == "pot_result":
+        return (kind, notice.pot_result.pot_number)
+    return (kind,)
 
 
 def _check_seat(requests: list[tuple[str, Any]], seat: int, deals: _Deals, seen: Counter[str]) -> None:
     methods = Counter(method for method, _ in requests)
     # Every decision the history records was asked of this bot, and only those.
     assert methods["Hello"] == 1 and methods["Act"] == deals.acts[seat] and methods["Svara"] == deals.entries[seat]
-    for method, request in requests:
-        cards = set(_cards_in(request))
-        kind = request.WhichOneof("notice") if method == "Notify" else method
-        seen[kind] += 1
-        if kind in ("Act", "deal"):
-            body = request if kind == "Act" else request.deal
-            deal = (body.pot_number, body.replay)
-            assert body.seat == seat
-            own = deals.hands[deal][seat]
-            assert set(body.cards) == own  # its own hand, in full
-            allowed = own
-        elif kind == "showdown":
-            deal = (request.showdown.pot_number, request.showdown.replay)
-            shown = deals.shown[deal]
-            assert {hand.seat: set(hand.cards) for hand in request.showdown.hands} == shown
-            allowed = set().union(*shown.values())
-        else:  # Hello, Svara offers, pot results, the session's end: no cards at all
-            allowed = set()
-        assert cards <= allowed, f"seat {seat} was sent {sorted(cards - allowed)} in {method} {request}"
-        if kind != "Hello" and kind != "session_end" and kind != "Svara" and kind != "pot_result":
-            # Explicitly: no hand folded in this deal, unless it was later shown, ever reaches another seat.
-            for folded in deals.folded[deal] - {seat} - set(deals.shown.get(deal, {})):
-                assert not cards & deals.hands[deal][folded], (seat, folded, deal, method)
+    assert requests[0][0] == "Hello"
+    # Notify only at the end, after the last decision, and the session's end comes last.
+    notifies = [index for index, (method, _) in enumerate(requests) if method == "Notify"]
+    assert notifies and notifies == list(range(notifies[0], len(requests))), [method for method, _ in requests]
+    steps: list[Step] = []
+    for method, request in requests[1:]:
+        if method == "Notify":
+            _check_piece(method, request, seat, deals, seen)
+            steps.append(_notice_step(request))
+            continue
+        for notice in request.notices:  # each checked against the deal it names
+            _check_piece(method, notice, seat, deals, seen, nested=True)
+            steps.append(_notice_step(notice))
+        bare = type(request)()
+        bare.CopyFrom(request)
+        bare.ClearField("notices")
+        _check_piece(method, bare, seat, deals, seen)
+        steps.append((method, request.pot_number, request.replay))
+    _check_piece("Hello", requests[0][1], seat, deals, seen)
+    # Everything the seat may know reached it once, in the order it happened, before its decisions.
+    assert steps == deals.steps[seat]
+
+
+def _check_piece(method: str, request: Any, seat: int, deals: _Deals, seen: Counter[str], *,
+                 nested: bool = False) -> None:
+    """One request, or one notice (`request` is then a Notice, on its own or nested in `method`)."""
+    cards = set(_cards_in(request))
+    kind = request.WhichOneof("notice") if isinstance(request, pb.Notice) else method
+    seen[f"nested {kind}" if nested else kind] += 1
+    if kind in ("Act", "deal"):
+        body = request if kind == "Act" else request.deal
+        deal = (body.pot_number, body.replay)
+        assert body.seat == seat
+        own = deals.hands[deal][seat]
+        assert set(body.cards) == own  # its own hand, in full
+        allowed = own
+    elif kind == "showdown":
+        deal = (request.showdown.pot_number, request.showdown.replay)
+        shown = deals.shown[deal]
+        assert {hand.seat: set(hand.cards) for hand in request.showdown.hands} == shown
+        allowed = set().union(*shown.values())
+    else:  # Hello, Svara offers, pot results, the session's end: no cards at all
+        allowed = set()
+    assert cards <= allowed, f"seat {seat} was sent {sorted(cards - allowed)} in {method} {request}"
+    if kind != "Hello" and kind != "session_end" and kind != "Svara" and kind != "pot_result":
+        # Explicitly: no hand folded in this deal, unless it was later shown, ever reaches another seat.
+        for folded in deals.folded[deal] - {seat} - set(deals.shown.get(deal, {})):
+            assert not cards & deals.hands[deal][folded], (seat, folded, deal, method)

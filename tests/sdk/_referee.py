@@ -203,13 +203,20 @@ class Report:
     decisions: int = 0
     svara_offers: int = 0
     notices: dict[str, int] = field(default_factory=dict)
+    """Every notice told, by kind, inside a request or by Notify."""
+    nested: int = 0
+    """How many of them went inside an Act or Svara request."""
     slowest: float = 0.0
     """Seconds of the slowest decision call."""
 
 
 def play(stub: pb_grpc.SekaBotStub, state: SessionState, *, seat: int, names: Sequence[str],
          local: LocalPolicy, session_id: str = "test-session", seed: int = 0, timeout: float = 5.0) -> Report:
-    """Play `state` to the end with the bot behind `stub` at `seat`; every reply must be legal."""
+    """Play `state` to the end with the bot behind `stub` at `seat`; every reply must be legal.
+
+    As the arena does, the notices go inside the bot's next Act or Svara request, oldest first;
+    those left at the end, then the session's end, by one Notify call each.
+    """
     rng = random.Random(seed)
     report = Report()
     hello = stub.Hello(pb.HelloRequest(
@@ -223,11 +230,19 @@ def play(stub: pb_grpc.SekaBotStub, state: SessionState, *, seat: int, names: Se
     names = list(names)
     names[seat] = hello.name
 
+    pending: list[pb.Notice] = []  # told inside the bot's next Act or Svara, or by Notify at the end
+
     def tell(events: Sequence[object], deal: tuple[int, int]) -> None:
         for notice in notices(state, events, seat, names, session_id, deal):
-            assert stub.Notify(notice, timeout=timeout) == pb.NoticeReply()
+            pending.append(notice)
             kind = notice.WhichOneof("notice")
             report.notices[kind] = report.notices.get(kind, 0) + 1
+
+    def take() -> list[pb.Notice]:
+        taken = list(pending)
+        pending.clear()
+        report.nested += len(taken)
+        return taken
 
     tell(state.events, (state.pot_number, state.replay))
     while not state.is_finished:
@@ -237,6 +252,7 @@ def play(stub: pb_grpc.SekaBotStub, state: SessionState, *, seat: int, names: Se
             events = state.answer_svara(decision) if isinstance(decision, bool) else state.apply(decision)
         elif state.phase is Phase.BETTING:
             request = turn_request(state, names, session_id)
+            request.notices.extend(take())
             started = time.perf_counter()
             reply = stub.Act(request, timeout=timeout)
             report.slowest = max(report.slowest, time.perf_counter() - started)
@@ -248,10 +264,13 @@ def play(stub: pb_grpc.SekaBotStub, state: SessionState, *, seat: int, names: Se
                 raise AssertionError(f"illegal reply {reply} to {request}: {error}") from None
         else:
             request = svara_offer(state, session_id)
+            request.notices.extend(take())
             started = time.perf_counter()
             answer = stub.Svara(request, timeout=timeout)
             report.slowest = max(report.slowest, time.perf_counter() - started)
             report.svara_offers += 1
             events = state.answer_svara(answer.accept)
         tell(events, deal)
+    for notice in pending:  # what is left, the session's end last
+        assert stub.Notify(notice, timeout=timeout) == pb.NoticeReply()
     return report

@@ -158,6 +158,7 @@ def test_plays_a_whole_session_legally(bot: RunningBot) -> None:
                   local=random_local, seed=1)
     assert report.decisions > 0
     assert report.notices["deal"] >= 8 and report.notices["pot_result"] == 8 and report.notices["session_end"] == 1
+    assert report.nested >= 8  # most of them inside requests
     assert report.slowest < DECISION_BUDGET, f"slowest decision took {report.slowest * 1000:.0f} ms"
 
 
