@@ -11,7 +11,8 @@ that change the arena's behaviour are built here from its parts; nothing in `are
 not a project dependency) and prints the call tree. `--inflight N` compares N sessions in flight
 as the arena runs them with the same while a Health.Watch stream is held open on every bot's
 channel, and over one asyncio thread driving grpc.aio, next to raw concurrent calls, and reports
-the CPU time of the arena's threads. `--notices` counts the RPCs a session makes per decision.
+the CPU time of the arena's threads. `--notices` counts the RPCs a session makes per decision,
+next to what other ways of telling the notices would make.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from .bench import (
     _DEADLINE,
     _raw_concurrent,
     _sessions_in_flight,
+    counting_rpcs,
     decision_state,
     inflight_specs,
     open_bots,
@@ -299,38 +301,41 @@ async def compare_inflight(inflight: int, rounds: int, window: float, *, profile
 
 
 async def count_notices(sessions: int) -> None:
-    """RPCs per decision, as sent now and as two protocol changes would send them."""
+    """RPCs per decision as the arena sends them, next to what other ways of telling notices would make."""
     decisions = notices = batches = quiet = 0
     with tempfile.TemporaryDirectory(prefix="seka-profile-") as directory:
         specs = [python_bot("threshold", "threshold_bot.py"), python_bot("minimal", "minimal_bot.py")]
         async with open_bots(specs, workdir=Path(directory)) as bots:
-            for number in range(sessions):
-                seating = bots if number % 2 == 0 else bots[::-1]
-                result = await play_session(GEORGIAN, seating, seed=f"notices-{number}", session_id=f"n{number}")
-                # A batch is what one decision (or the start) brings: the events up to the next decision.
-                batch: list[Any] = []
-                for event in [*result.events, None]:
-                    if event is None or isinstance(event, (Acted, Entered)):
-                        told = sum(1 for seat in range(2) for item in batch
-                                   if notice_for(item, seat, session_id="n", bots=("a", "b"), balances=(0, 0),
-                                                 pot=0) is not None)
-                        notices += told
-                        batches += 1
-                        quiet += told == 0
-                        batch = []
+            with counting_rpcs(bots) as counted:
+                for number in range(sessions):
+                    seating = bots if number % 2 == 0 else bots[::-1]
+                    result = await play_session(GEORGIAN, seating, seed=f"notices-{number}",
+                                                session_id=f"n{number}")
+                    # A batch is what one decision (or the start) brings: the events up to the next decision.
+                    batch: list[Any] = []
+                    for event in [*result.events, None]:
+                        if event is None or isinstance(event, (Acted, Entered)):
+                            told = sum(1 for seat in range(2) for item in batch
+                                       if notice_for(item, seat, session_id="n", bots=("a", "b"), balances=(0, 0),
+                                                     pot=0) is not None)
+                            notices += told
+                            batches += 1
+                            quiet += told == 0
+                            batch = []
+                            if event is not None:
+                                decisions += 1
                         if event is not None:
-                            decisions += 1
-                    if event is not None:
-                        batch.append(event)
+                            batch.append(event)
     hellos = 2 * sessions
     noisy = batches - quiet
     print(f"{sessions} sessions of threshold vs minimal: per session {decisions / sessions:.1f} decisions, "
           f"{notices / sessions:.1f} notices, {hellos / sessions:.0f} Hellos; {quiet} of {batches} batches bring "
           "no notice")
-    print(f"RPCs per decision now:                                  {(decisions + notices + hellos) / decisions:.2f}")
-    print(f"one Notify per bot per batch with notices:              {(decisions + 2 * noisy + hellos) / decisions:.2f}")
-    print(f"notices inside the next request, a final Notify each:   {(decisions + 2 * sessions + hellos) / decisions:.2f}")
-    print(f"notices inside requests, the session end in next Hello: {(decisions + hellos) / decisions:.2f}")
+    print(f"RPCs per decision as the arena sends them (counted):      {counted['rpcs'] / counted['decisions']:.2f}")
+    print(f"one Notify per notice (the protocol before `notices`):   {(decisions + notices + hellos) / decisions:.2f}")
+    print(f"one Notify per bot per batch with notices:               {(decisions + 2 * noisy + hellos) / decisions:.2f}")
+    print(f"notices inside requests, one final Notify per bot:       {(decisions + 2 * sessions + hellos) / decisions:.2f}")
+    print(f"notices inside requests, the session end in next Hello:  {(decisions + hellos) / decisions:.2f}")
 
 
 async def main_async(args: argparse.Namespace) -> None:
