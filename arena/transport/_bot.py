@@ -173,6 +173,8 @@ class BotConnection:
         try:
             with trio.fail_after(self.spec.limit.start):
                 while True:
+                    if self.process is not None and self.process.returncode is not None:
+                        await self._settle_stderr()
                     self._raise_if_exited("exited before it was ready")
                     try:
                         reply = await call_unary(self._health.Check, health_pb2.HealthCheckRequest(service=""),
@@ -231,6 +233,7 @@ class BotConnection:
                 # give it that moment, so the fault names its exit status and marks it dead.
                 with trio.move_on_after(_EXIT_WAIT):
                     await self.process.wait()
+                    await self._settle_stderr()
             fault = self._fault_from(method, error, timeout)
             self.behind = fault.kind is Fault.TIMEOUT
             raise fault from None
@@ -260,6 +263,13 @@ class BotConnection:
                 self.dead = unreachable
             return unreachable
         return BotFault(Fault.CRASH, f"{method} failed in the bot: {code.name} {details}")
+
+    async def _settle_stderr(self) -> None:
+        # A bot that just exited may have stderr lines still in the pipe: read them, so the fault
+        # can quote them (briefly: a child of the bot may hold the pipe open).
+        if self.process is not None:
+            with trio.move_on_after(_EXIT_WAIT):
+                await self.process.stderr_closed.wait()
 
     def _raise_if_exited(self, what: str) -> None:
         if self.process is not None and (returncode := self.process.returncode) is not None:

@@ -90,6 +90,8 @@ class BotProcess:
         """Output past the log cap, counted but not kept."""
         self._pidfd = os.pidfd_open(popen.pid)
         self._draining = trio.CancelScope()
+        self.stderr_closed = trio.Event()
+        """Set once everything the bot wrote to stderr has been read (or reading was given up)."""
 
     @classmethod
     def launch(cls, argv: Sequence[str], *, name: str, log_dir: Path, cwd: str | None = None,
@@ -170,6 +172,8 @@ class BotProcess:
                         log.write(f"\n[seka-arena: {dropped} bytes past the {self.limits.log_bytes}-byte cap "
                                   "dropped]\n".encode())
                     self.dropped_bytes += dropped
+                    if keep_tail:
+                        self.stderr_closed.set()
 
     async def wait(self) -> int:
         """Wait for the bot to exit; its exit status (negative: the signal that killed it)."""
