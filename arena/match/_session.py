@@ -98,7 +98,7 @@ async def _hello(bots: Sequence[BotConnection], rules: Rules, session_id: str) -
 
 
 async def _decide(bot: BotConnection, state: SessionState, session_id: str,
-                  notices: Sequence[pb.Notice] = ()) -> tuple[list[Event], Fault | None]:
+                  notices: Sequence[pb.Notice] = ()) -> list[Event]:
     """Ask the bot to act, telling it `notices` first, and apply its answer; any failure becomes the
     fault's fold or decline."""
     try:
@@ -109,7 +109,7 @@ async def _decide(bot: BotConnection, state: SessionState, session_id: str,
         else:
             turn = turn_request(turn_view(state), session_id=session_id, notices=notices)
             action = action_from_reply(await bot.decide("Act", turn))
-        return state.apply(action), None
+        return state.apply(action)
     except BotFault as fault:
         kind = fault.kind
     except MalformedReplyError:
@@ -117,7 +117,7 @@ async def _decide(bot: BotConnection, state: SessionState, session_id: str,
     except IllegalActionError:
         kind = Fault.ILLEGAL
     bot.telemetry.faults[kind.value] += 1
-    return state.apply(None, fault=kind), kind
+    return state.apply(None, fault=kind)
 
 
 async def play_session(
@@ -149,7 +149,7 @@ async def play_session(
         assert seat is not None
         # The seat's pending notices go inside its request: delivered, even if the call then fails.
         notices, pending[seat] = pending[seat], []
-        events, _ = await _decide(bots[seat], state, told_id, notices)
+        events = await _decide(bots[seat], state, told_id, notices)
     await _notify_the_end(bots, pending)
     end = state.events[-1]
     return SessionResult(
