@@ -17,14 +17,17 @@ from typing import Any
 
 import yaml
 
+import arena
 from arena.storage import SessionRecord
 from arena.tournament import TournamentRunner, load_config
 
 from ..match._support import records
 from ._support import HOSTILE, NONE, SANDBOX, reports
 
-# What a sandboxed bot finds at the root of its file system, and in its environment.
-_SANDBOX_ROOT = {"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "root", "sbin", "tmp", "usr", "work"}
+# What a sandboxed bot finds at the root of its file system: the system folders, and the top folders that
+# hold the interpreter, the arena and the bots (wherever the checkout is), and in its environment.
+_SANDBOX_ROOT = {"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "root", "sbin", "tmp", "usr",
+                 *(Path(folder).resolve().parts[1] for folder in (sys.prefix, sys.base_prefix, HOSTILE, arena.__file__))}
 _SANDBOX_ENV = {"HOME", "LANG", "PATH", "PWD", "SEKA_BOT_ADDRESS", "SNOOP_NEEDLES", "SNOOP_TARGETS", "SNOOP_BUDGET"}
 
 
