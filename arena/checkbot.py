@@ -5,8 +5,8 @@ a turn facing a bet, a heads-up show, a svara offer at a fractional price, a nes
 action cap's forced reveal, and every kind of notice. The bot is asked at each of its seat's turns
 and its answer is checked (well formed, legal, in time); the scripted decision is then played, so
 every scenario reaches its edge cases whatever the bot answers. As in a session, the notices travel
-inside the bot's next turn or svara offer, and at the end the ones left and the session's end go
-by Notify, each call with its own verdict line.
+inside the bot's next turn or svara offer, and at the end the session's end goes by Notify,
+carrying the ones left.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ from .engine import (
 )
 from .protocol import PROTOCOL_VERSION
 from .transport import BotConnection, BotFault, BotSpec, MalformedReplyError, open_bot
-from .transport._convert import action_from_reply, answer_from_reply, hello_request, notice_for, svara_offer, turn_request
+from .transport._convert import (action_from_reply, answer_from_reply, closing_notice, hello_request, notice_for,
+                                svara_offer, turn_request)
 
 
 @dataclass(frozen=True)
@@ -187,12 +188,13 @@ class _Checker:
                 self.pending.append(notice)
 
     async def notify_the_end(self) -> None:
-        """The notices left, then the session's end: one Notify call and one verdict line each."""
-        for notice in self._take():
-            what = f"{_kind(notice)} notice"
-            reply, elapsed = await self._timed(what, lambda: self.bot.call("Notify", notice))
-            if reply is not None:
-                self.report(Check(True, what, f"acknowledged, {elapsed * 1000:.0f} ms"))
+        """The session's end, carrying the notices left: one Notify call, one verdict line."""
+        notices = self._take()
+        closing = closing_notice(notices)
+        what = f"{_kind(closing)} notice"
+        reply, elapsed = await self._timed(what, lambda: self.bot.call("Notify", closing))
+        if reply is not None:
+            self.report(Check(True, what, f"acknowledged, {elapsed * 1000:.0f} ms{_carrying(notices[:-1])}"))
 
 
 def _describe(action: object) -> str:

@@ -4,7 +4,7 @@ Every decision goes to the seat's bot under its deadline. A late, malformed, ill
 answer folds the bot at that turn (or declines its svara offer) with the fault recorded in the
 history; the session always runs to its end. Each bot receives only its seat's form of every
 event, as notices: they wait in the seat's queue and travel inside its next decision request (Act
-or Svara); at the session's end each bot is sent what is left, then the session's end, by Notify.
+or Svara); at the session's end each bot gets one Notify, the session's end carrying what is left.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from .._proto.seka.v1 import seka_pb2 as pb
 from ..engine import (Action, Amount, Event, Fault, IllegalActionError, Phase, Rules, SessionState, Shuffler,
                       svara_view, turn_view)
 from ..transport import BotConnection, BotFault, BotSpec, MalformedReplyError, open_bot
-from ..transport._convert import action_from_reply, answer_from_reply, hello_request, notice_for, svara_offer, turn_request
+from ..transport._convert import (action_from_reply, answer_from_reply, closing_notice, hello_request, notice_for,
+                                 svara_offer, turn_request)
 
 
 @dataclass(frozen=True)
@@ -76,13 +77,12 @@ def _queue_notices(pending: Sequence[list[pb.Notice]], bots: Sequence[BotConnect
 
 
 async def _notify_the_end(bots: Sequence[BotConnection], pending: Sequence[list[pb.Notice]]) -> None:
-    """Send every bot, concurrently, its notices still pending, the session's end last, one Notify each."""
+    """Send every bot, concurrently, one Notify: the session's end, carrying its notices still pending."""
 
     async def tell(seat: int, bot: BotConnection) -> None:
-        for notice in pending[seat]:
-            # A bot still working on an abandoned call would time each notice out as well.
-            if bot.dead is None and not bot.behind:
-                await bot.call("Notify", notice)
+        # A bot still working on an abandoned call would time the Notify out as well.
+        if pending[seat] and bot.dead is None and not bot.behind:
+            await bot.call("Notify", closing_notice(pending[seat]))
 
     await _each_bot(bots, tell)
 

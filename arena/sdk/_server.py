@@ -81,6 +81,8 @@ class _Servicer(pb_grpc.SekaBotServicer):
         elif isinstance(content, PotResult):
             self._bot.on_pot_result(content)
         elif isinstance(content, SessionEnd):
+            for earlier in notice.session_end.notices:  # what happened before the end, oldest first
+                self._tell(earlier)
             self._bot.on_session_end(content)
         else:
             LOGGER.debug("ignoring a notice this SDK does not know: %s", notice.WhichOneof("notice"))

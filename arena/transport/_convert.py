@@ -155,6 +155,18 @@ def notice_for(event: Event, seat: int, *, session_id: str, bots: Sequence[str],
     return None
 
 
+def closing_notice(pending: Sequence[pb.Notice]) -> pb.Notice:
+    """The one Notify a bot gets at the session's end: `pending` ends with the session's end, which
+    carries the notices before it (those the bot has not been sent yet, oldest first)."""
+    *earlier, end = pending
+    if end.WhichOneof("notice") != "session_end":
+        raise ValueError(f"the last pending notice is a {end.WhichOneof('notice')}, not the session's end")
+    closing = pb.Notice()
+    closing.CopyFrom(end)
+    closing.session_end.notices.extend(earlier)
+    return closing
+
+
 def _dealt_in(event: Event) -> list[int]:
     # The unredacted deal names every seat dealt in; the seat's own copy names only itself.
     assert isinstance(event, Dealt)

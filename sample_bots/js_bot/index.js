@@ -66,9 +66,12 @@ function decide(turn) {
 // ---------------------------------------------------------------- the services
 
 // What happened in the session, told in order: inside the next Act or Svara request (`notices`,
-// before the decision), or by Notify at the session's end. This bot only logs the end.
+// before the decision), or at the session's end by Notify, whose session_end carries the notices
+// left (`session_end.notices`, before the end itself). This bot only logs the end.
 function handleNotice(notice) {
-  if (notice.notice === 'session_end') log(`session over: winners ${notice.session_end.winners}`);
+  if (notice.notice !== 'session_end') return;
+  for (const earlier of notice.session_end.notices || []) handleNotice(earlier);
+  log(`session over: winners ${notice.session_end.winners}`);
 }
 
 function sekaService() {

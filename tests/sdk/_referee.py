@@ -205,7 +205,7 @@ class Report:
     notices: dict[str, int] = field(default_factory=dict)
     """Every notice told, by kind, inside a request or by Notify."""
     nested: int = 0
-    """How many of them went inside an Act or Svara request."""
+    """How many of them went inside a request: an Act, a Svara or the session's end."""
     slowest: float = 0.0
     """Seconds of the slowest decision call."""
 
@@ -215,7 +215,7 @@ def play(stub: pb_grpc.SekaBotStub, state: SessionState, *, seat: int, names: Se
     """Play `state` to the end with the bot behind `stub` at `seat`; every reply must be legal.
 
     As the arena does, the notices go inside the bot's next Act or Svara request, oldest first;
-    those left at the end, then the session's end, by one Notify call each.
+    at the end one Notify sends the session's end, carrying those left.
     """
     rng = random.Random(seed)
     report = Report()
@@ -271,6 +271,8 @@ def play(stub: pb_grpc.SekaBotStub, state: SessionState, *, seat: int, names: Se
             report.svara_offers += 1
             events = state.answer_svara(answer.accept)
         tell(events, deal)
-    for notice in pending:  # what is left, the session's end last
-        assert stub.Notify(notice, timeout=timeout) == pb.NoticeReply()
+    *left, end = pending
+    end.session_end.notices.extend(left)  # the session's end, carrying what is left
+    report.nested += len(left)
+    assert stub.Notify(end, timeout=timeout) == pb.NoticeReply()
     return report

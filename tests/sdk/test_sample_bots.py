@@ -149,6 +149,10 @@ def test_every_notice_gets_an_empty_reply(bot: RunningBot) -> None:
     ]
     for notice in notices:
         assert bot.stub.Notify(notice, timeout=TIMEOUT) == pb.NoticeReply()
+    # As the arena sends it: the session's end carrying the notices before it.
+    end = notices[-1]
+    end.session_end.notices.extend(notices[:-1])
+    assert bot.stub.Notify(end, timeout=TIMEOUT) == pb.NoticeReply()
 
 
 def test_plays_a_whole_session_legally(bot: RunningBot) -> None:

@@ -262,7 +262,7 @@ def test_notices_reach_their_methods(served: Served) -> None:
     assert isinstance(end, SessionEnd) and end.winners == (0, 1)
 
 
-def test_notices_inside_a_request_reach_their_methods_in_order_before_the_decision(served: Served) -> None:
+def test_notices_inside_a_request_reach_their_methods_in_order_before_the_decision_or_the_end(served: Served) -> None:
     seats = [pb.Seat(seat=0, bot="a"), pb.Seat(seat=1, bot="b")]
     showdown = pb.Notice(session_id="s", showdown=pb.ShowdownNotice(
         pot_number=1, kind=pb.SHOWDOWN_KIND_HEADS_UP, winner=1,
@@ -291,6 +291,13 @@ def test_notices_inside_a_request_reach_their_methods_in_order_before_the_decisi
     assert served.stub.Svara(offer, timeout=TIMEOUT).accept is False
     told_tie = served.bot.seen[-1]  # type: ignore[attr-defined]
     assert isinstance(told_tie, Showdown) and told_tie.pot_number == 2 and told_tie.kind == "action_cap"
+
+    end = pb.Notice(session_id="s", session_end=pb.SessionEndNotice(
+        balances=[amount(1), amount(-1)], winners=[0], notices=[showdown, result]))
+    assert served.stub.Notify(end, timeout=TIMEOUT) == pb.NoticeReply()
+    told_showdown, told_result, told_end = served.bot.seen[-3:]  # type: ignore[attr-defined]
+    assert isinstance(told_showdown, Showdown) and isinstance(told_result, PotResult)
+    assert isinstance(told_end, SessionEnd) and told_end.winners == (0,)
 
 
 def test_serve_refuses_an_address_it_cannot_bind(tmp_path: Path) -> None:

@@ -313,12 +313,14 @@ class PotResultNotice(_message.Message):
     def __init__(self, pot_number: _Optional[int] = ..., winner: _Optional[int] = ..., amount: _Optional[_Union[Amount, _Mapping]] = ..., shown: _Optional[bool] = ..., balances: _Optional[_Iterable[_Union[Amount, _Mapping]]] = ...) -> None: ...
 
 class SessionEndNotice(_message.Message):
-    __slots__ = ("balances", "winners")
+    __slots__ = ("balances", "winners", "notices")
     BALANCES_FIELD_NUMBER: _ClassVar[int]
     WINNERS_FIELD_NUMBER: _ClassVar[int]
+    NOTICES_FIELD_NUMBER: _ClassVar[int]
     balances: _containers.RepeatedCompositeFieldContainer[Amount]
     winners: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, balances: _Optional[_Iterable[_Union[Amount, _Mapping]]] = ..., winners: _Optional[_Iterable[int]] = ...) -> None: ...
+    notices: _containers.RepeatedCompositeFieldContainer[Notice]
+    def __init__(self, balances: _Optional[_Iterable[_Union[Amount, _Mapping]]] = ..., winners: _Optional[_Iterable[int]] = ..., notices: _Optional[_Iterable[_Union[Notice, _Mapping]]] = ...) -> None: ...
 
 class Notice(_message.Message):
     __slots__ = ("session_id", "deal", "showdown", "pot_result", "session_end")

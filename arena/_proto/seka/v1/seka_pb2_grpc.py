@@ -87,10 +87,10 @@ class SekaBotServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Notify(self, request, context):
-        """Notices that cannot wait for the bot's next Act or Svara: at the end of the session, the
-        notices still pending for the bot (each in its own call, oldest first), then the session's
-        end. Every other notice travels inside the next TurnRequest or SvaraOffer (`notices`). The
-        reply is empty; nothing the bot does here changes the game.
+        """The end of the session, once per bot: a Notice whose `session_end` carries the notices not
+        yet sent to the bot (`SessionEndNotice.notices`, oldest first; typically the last pot's
+        showdown and result). Every other notice travels inside the next TurnRequest or SvaraOffer
+        (`notices`). The reply is empty; nothing the bot does here changes the game.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
