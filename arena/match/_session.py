@@ -21,7 +21,7 @@ from .._proto.seka.v1 import seka_pb2 as pb
 from ..engine import (Action, Amount, Event, Fault, IllegalActionError, Phase, Rules, SessionState, Shuffler,
                       svara_view, turn_view)
 from ..transport import BotConnection, BotFault, BotSpec, MalformedReplyError, open_bot
-from ..transport._convert import (action_from_reply, answer_from_reply, closing_notice, hello_request, notice_for,
+from ..transport._convert import (action_from_reply, answer_from_reply, closing_notice, hello_request, notices_for,
                                  svara_offer, turn_request)
 
 
@@ -66,14 +66,12 @@ def _queue_notices(pending: Sequence[list[pb.Notice]], bots: Sequence[BotConnect
     Built at once, since `notice_for` reads the balances and pot right after the batch. A dead
     bot will never be asked again: it gets nothing.
     """
-    for seat, bot in enumerate(bots):
-        if bot.dead is not None:
-            continue
-        for event in events:
-            notice = notice_for(event, seat, session_id=session_id, bots=state.bots, balances=state.balances,
-                                pot=state.pot)
-            if notice is not None:
-                pending[seat].append(notice)
+    listening = [seat for seat, bot in enumerate(bots) if bot.dead is None]
+    for event in events:
+        told = notices_for(event, listening, session_id=session_id, bots=state.bots, balances=state.balances,
+                           pot=state.pot)
+        for seat, notice in told.items():
+            pending[seat].append(notice)
 
 
 async def _notify_the_end(bots: Sequence[BotConnection], pending: Sequence[list[pb.Notice]]) -> None:

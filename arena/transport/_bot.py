@@ -221,12 +221,15 @@ class BotConnection:
         if self.dead is not None:
             raise self.dead
         LOGGER.debug("%s %s -> %s", self.name, method, request)
+        # The gRPC deadline ends the call; this scope is the backstop should it not (a plain scope:
+        # `trio.fail_after` builds a generator-based context manager per call).
+        backstop = trio.CancelScope(deadline=trio.current_time() + timeout + self.spec.limit.slack)
         try:
-            with trio.fail_after(timeout + self.spec.limit.slack):
+            with backstop:
                 reply = await call_unary(getattr(self._stub, method), request, timeout=timeout)
-        except trio.TooSlowError:
-            self.behind = True
-            raise BotFault(Fault.TIMEOUT, f"{method} not answered within {timeout * 1000:.0f} ms") from None
+            if backstop.cancelled_caught:
+                self.behind = True
+                raise BotFault(Fault.TIMEOUT, f"{method} not answered within {timeout * 1000:.0f} ms")
         except grpc.RpcError as error:
             if error.code() == grpc.StatusCode.UNAVAILABLE and self.process is not None:
                 # A bot that dies mid-call closes its socket a moment before it can be reaped:

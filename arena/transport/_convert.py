@@ -155,6 +155,21 @@ def notice_for(event: Event, seat: int, *, session_id: str, bots: Sequence[str],
     return None
 
 
+def notices_for(event: Event, seats: Sequence[int], *, session_id: str, bots: Sequence[str],
+                balances: Sequence[Amount], pot: Amount) -> dict[int, pb.Notice]:
+    """Each of `seats`' notice about `event`, as `notice_for` gives it (seats it tells nothing are left out).
+
+    Only a deal differs from seat to seat (`redact_for`), so any other event's notice is built once
+    and shared: a request copies the notices it is given.
+    """
+    if isinstance(event, Dealt):
+        told = {seat: notice_for(event, seat, session_id=session_id, bots=bots, balances=balances, pot=pot)
+                for seat in seats}
+        return {seat: notice for seat, notice in told.items() if notice is not None}
+    notice = notice_for(event, seats[0], session_id=session_id, bots=bots, balances=balances, pot=pot) if seats else None
+    return {} if notice is None else dict.fromkeys(seats, notice)
+
+
 def closing_notice(pending: Sequence[pb.Notice]) -> pb.Notice:
     """The one Notify a bot gets at the session's end: `pending` ends with the session's end, which
     carries the notices before it (those the bot has not been sent yet, oldest first)."""
