@@ -23,7 +23,6 @@ from ..engine import ArenaError, Bet, Show
 from ..protocol import ADDRESS_ENV, PROTOCOL_VERSION, SERVICE_NAME
 from ._bot import Bot
 from ._convert import action_to_proto, hello_from_proto, notice_from_proto, svara_offer_from_proto, turn_from_proto
-from ._types import Deal, PotResult, SessionEnd, Showdown
 
 LOGGER = logging.getLogger("arena.sdk")
 
@@ -32,6 +31,11 @@ _T = TypeVar("_T")
 
 class BotServerError(ArenaError, RuntimeError):
     """The bot could not start serving (for example, the address is taken or malformed)."""
+
+
+_HANDLERS = {"deal": "on_deal", "showdown": "on_showdown", "pot_result": "on_pot_result",
+             "session_end": "on_session_end"}
+"""Each kind of notice (the `Notice.notice` case) and the `Bot` method it goes to."""
 
 
 def _brief(message: Any) -> str:
@@ -43,6 +47,9 @@ class _Servicer(pb_grpc.SekaBotServicer):
 
     def __init__(self, bot: Bot) -> None:
         self._bot = bot
+        # A notice whose `on_*` method the bot leaves as Bot's (which ignores it) is not even
+        # converted: most bots play from the turn alone, and notices ride inside every turn.
+        self._handled = {kind for kind, name in _HANDLERS.items() if getattr(type(bot), name) is not getattr(Bot, name)}
         # One call at a time, so bot authors never meet threads. The arena sends one call at a
         # time anyway; the lock matters only when it gave up on a slow call and sent the next.
         self._lock = threading.Lock()
@@ -73,19 +80,14 @@ class _Servicer(pb_grpc.SekaBotServicer):
 
     def _tell(self, notice: pb.Notice) -> None:
         """Pass one notice to its `on_*` method; a kind this SDK does not know is ignored."""
-        content = notice_from_proto(notice)
-        if isinstance(content, Deal):
-            self._bot.on_deal(content)
-        elif isinstance(content, Showdown):
-            self._bot.on_showdown(content)
-        elif isinstance(content, PotResult):
-            self._bot.on_pot_result(content)
-        elif isinstance(content, SessionEnd):
+        kind = notice.WhichOneof("notice")
+        if kind == "session_end":
             for earlier in notice.session_end.notices:  # what happened before the end, oldest first
                 self._tell(earlier)
-            self._bot.on_session_end(content)
-        else:
-            LOGGER.debug("ignoring a notice this SDK does not know: %s", notice.WhichOneof("notice"))
+        if kind not in _HANDLERS:
+            LOGGER.debug("ignoring a notice this SDK does not know: %s", kind)
+        elif kind in self._handled:
+            getattr(self._bot, _HANDLERS[kind])(notice_from_proto(notice))
 
     def Act(self, request: pb.TurnRequest, context: grpc.ServicerContext) -> pb.TurnReply:
         def answer() -> pb.TurnReply:

@@ -300,6 +300,29 @@ def test_notices_inside_a_request_reach_their_methods_in_order_before_the_decisi
     assert isinstance(told_end, SessionEnd) and told_end.winners == (0,)
 
 
+def test_only_the_notices_a_bot_handles_are_converted(served: Served, tmp_path: Path) -> None:
+    # A notice the SDK cannot convert (a negative denominator) shows whether it was converted.
+    unreadable = pb.Notice(session_id="s", pot_result=pb.PotResultNotice(
+        pot_number=1, winner=0, amount=pb.Amount(numerator=3, denominator=-2)))
+    with pytest.raises(grpc.RpcError) as raised:  # RecordingBot handles pot results
+        served.stub.Notify(unreadable, timeout=TIMEOUT)
+    assert raised.value.code() == grpc.StatusCode.INTERNAL and "denominator" in str(raised.value.details())
+
+    class TurnsOnly(Bot):
+        def act(self, turn: Turn) -> Fold:
+            return Fold()
+
+    running = Served(TurnsOnly(), f"unix:{tmp_path / 'turns-only.sock'}")
+    try:
+        end = pb.Notice(session_id="s", session_end=pb.SessionEndNotice(winners=[0], notices=[unreadable]))
+        assert running.stub.Notify(end, timeout=TIMEOUT) == pb.NoticeReply()
+        reply = running.stub.Act(turn_request(["Ah", "Kh", "Qh"], notices=[unreadable]), timeout=TIMEOUT)
+        assert reply.WhichOneof("action") == "fold"
+    finally:
+        running.channel.close()
+        running.server.stop(grace=None)
+
+
 def test_serve_refuses_an_address_it_cannot_bind(tmp_path: Path) -> None:
     with pytest.raises(BotServerError, match="cannot listen"):
         serve(RecordingBot(), f"unix:{tmp_path / 'missing-directory' / 'bot.sock'}")
