@@ -15,6 +15,7 @@ their rounds alternate and the median round is kept, so a burst of noise hits bo
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import math
@@ -309,6 +310,35 @@ def _pair(index: int, bots: int) -> tuple[int, int]:
     return first, (first + 1 + (index // bots) % (bots - 1)) % bots
 
 
+def machine_jiffies() -> tuple[int, int]:
+    """(busy, all) CPU time of the whole machine so far, in clock ticks, from /proc/stat."""
+    ticks = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return sum(ticks) - ticks[3] - ticks[4], sum(ticks)  # idle and iowait are not busy
+
+
+def processes_cpu(bots: Sequence[BotConnection]) -> float:
+    """CPU seconds used so far by the bots' processes (all their threads)."""
+    total = 0
+    for bot in bots:
+        if bot.process is not None:
+            with contextlib.suppress(FileNotFoundError):
+                fields = Path(f"/proc/{bot.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def machine_and_bots_cpu(bots: Sequence[BotConnection]) -> Iterator[dict[str, float]]:
+    """On exit: the share of the machine's CPU that was busy meanwhile, and the bots' CPU seconds."""
+    measured: dict[str, float] = {}
+    busy, every = machine_jiffies()
+    bots_cpu = processes_cpu(bots)
+    yield measured
+    busy_after, every_after = machine_jiffies()
+    measured["machine_busy"] = (busy_after - busy) / max(every_after - every, 1)
+    measured["bots_cpu_s"] = processes_cpu(bots) - bots_cpu
+
+
 @dataclass
 class InflightRun:
     sessions_per_s: float
@@ -317,6 +347,8 @@ class InflightRun:
     cpu_us_per_rpc: float
     rss_peak_kib: int
     faults: int
+    bot_cpu_us_per_rpc: float
+    machine_busy: float
 
 
 async def _sessions_in_flight(bots: Sequence[BotConnection], inflight: int, *, warmup: float, window: float,
@@ -347,17 +379,18 @@ async def _sessions_in_flight(bots: Sequence[BotConnection], inflight: int, *, w
             for index in range(inflight):
                 nursery.start_soon(slot, index)
             await trio.sleep(warmup)
-            before, start, cpu = dict(counts), time.perf_counter(), time.process_time()
-            measuring = True
-            while (elapsed := time.perf_counter() - start) < window:
-                peak = max(peak, rss_kib())
-                await trio.sleep(min(0.05, window - elapsed))
-            counted, after, cpu = finished, dict(counts), time.process_time() - cpu
-            measuring = False
+            with machine_and_bots_cpu(bots) as machine:
+                before, start, cpu = dict(counts), time.perf_counter(), time.process_time()
+                measuring = True
+                while (elapsed := time.perf_counter() - start) < window:
+                    peak = max(peak, rss_kib())
+                    await trio.sleep(min(0.05, window - elapsed))
+                counted, after, cpu = finished, dict(counts), time.process_time() - cpu
+                measuring = False
             nursery.cancel_scope.cancel()
-    rpcs = after["rpcs"] - before["rpcs"]
+    rpcs = max(after["rpcs"] - before["rpcs"], 1)
     return InflightRun(counted / elapsed, (after["decisions"] - before["decisions"]) / elapsed, rpcs / elapsed,
-                       cpu / max(rpcs, 1) * 1e6, peak, faults)
+                       cpu / rpcs * 1e6, peak, faults, machine["bots_cpu_s"] / rpcs * 1e6, machine["machine_busy"])
 
 
 def _raw_concurrent(addresses: Sequence[str], callers: int, seconds: float,
@@ -447,11 +480,18 @@ async def bench_inflight(sizes: Sizes, workdir: Path) -> dict[str, Any]:
         for inflight in sizes.inflight:
             runs: list[InflightRun] = []
             raws: list[tuple[float, float]] = []
+            raw_machines: list[dict[str, float]] = []
             rounds = sizes.efficiency_rounds if inflight == 64 else 1
             for _ in range(rounds):
                 if inflight == 64:
-                    raws.append(await trio.to_thread.run_sync(
-                        _raw_concurrent, [bot.address for bot in bots], 64, sizes.raw_window, payload))
+                    # Measured around the whole raw run: its set-up (64 threads, 8 channels, one
+                    # call each) adds a few milliseconds to windows of seconds.
+                    with machine_and_bots_cpu(bots) as raw_machine:
+                        raws.append(await trio.to_thread.run_sync(
+                            _raw_concurrent, [bot.address for bot in bots], 64, sizes.raw_window, payload))
+                    raw_machine["bot_cpu_us_per_call"] = (raw_machine["bots_cpu_s"] / (raws[-1][0] * sizes.raw_window)
+                                                          * 1e6)
+                    raw_machines.append(raw_machine)
                 runs.append(await _sessions_in_flight(bots, inflight, warmup=sizes.inflight_warmup,
                                                       window=sizes.inflight_window, tag=f"n{inflight}"))
             faults += sum(run.faults for run in runs)
@@ -465,6 +505,12 @@ async def bench_inflight(sizes: Sizes, workdir: Path) -> dict[str, Any]:
                 figures["raw_concurrent_calls_per_s_64"] = round(statistics.median(raw[0] for raw in raws))
                 figures["raw_concurrent_cpu_us_per_call_64"] = round(statistics.median(raw[1] for raw in raws), 1)
                 figures["arena_cpu_us_per_rpc_64"] = round(statistics.median(run.cpu_us_per_rpc for run in runs), 1)
+                figures["raw_concurrent_bot_cpu_us_per_call_64"] = round(
+                    statistics.median(machine["bot_cpu_us_per_call"] for machine in raw_machines), 1)
+                figures["bot_cpu_us_per_rpc_64"] = round(statistics.median(run.bot_cpu_us_per_rpc for run in runs), 1)
+                figures["raw_concurrent_machine_busy_64"] = round(
+                    statistics.median(machine["machine_busy"] for machine in raw_machines), 3)
+                figures["inflight_machine_busy_64"] = round(statistics.median(run.machine_busy for run in runs), 3)
         if decisions_64:
             figures["concurrency_efficiency_64"] = round(
                 statistics.median(decisions_64) / figures["raw_concurrent_calls_per_s_64"], 3)
@@ -742,6 +788,11 @@ _ROWS: list[tuple[str, str, str, str | None]] = [
      "raw_concurrent_calls_per_s_64"),
     ("raw_concurrent_cpu_us_per_call_64", "arena-side CPU per raw call, 64 threads", "µs", None),
     ("arena_cpu_us_per_rpc_64", "arena CPU per RPC, 64 sessions in flight", "µs", "raw_concurrent_cpu_us_per_call_64"),
+    ("raw_concurrent_bot_cpu_us_per_call_64", "bots' CPU per raw call, 64 threads", "µs", None),
+    ("bot_cpu_us_per_rpc_64", "bots' CPU per arena RPC, 64 sessions in flight", "µs",
+     "raw_concurrent_bot_cpu_us_per_call_64"),
+    ("raw_concurrent_machine_busy_64", "machine CPU busy, raw 64 threads (share of all cores)", "", None),
+    ("inflight_machine_busy_64", "machine CPU busy, 64 sessions in flight", "", None),
     ("rpc_calls_per_decision", "RPCs per decision in sessions (Hello, Notify, Act, Svara)", "", None),
     ("arena_memory_per_session_kib", "arena RSS per session in flight", "KiB", None),
     ("python_import_grpc_ms", "python -c 'import grpc'", "ms", None),
@@ -801,7 +852,9 @@ def print_table(figures: dict[str, Any]) -> None:
             if key == "duplicate_saving_ratio" and figures.get("duplicate_saving_ratio_ci"):
                 low, high = figures["duplicate_saving_ratio_ci"]
                 extra = f"  (95% CI {low}–{high})"
-            console.print(f"{label}: [bold]{_format(figures[key])}[/bold]{extra}")
+            value = figures[key]  # two decimals: a ratio against its goal
+            shown = f"{value:.2f}" if isinstance(value, float) else _format(value)
+            console.print(f"{label}: [bold]{shown}[/bold]{extra}")
     if figures.get("inflight_faults"):
         console.print(f"[red]faults during the in-flight runs: {figures['inflight_faults']}[/red]")
 

@@ -126,7 +126,7 @@ class AioThread:
         self._thread.join()
 
 
-async def to_thread_unary(method: grpc.UnaryUnaryMultiCallable, request: Any, *, timeout: float) -> Any:
+async def to_thread_unary(method: grpc.UnaryUnaryMultiCallable[Any, Any], request: Any, *, timeout: float) -> Any:
     """The other bridge from the notes: the blocking call in a trio worker thread."""
     return await trio.to_thread.run_sync(lambda: method(request, timeout=timeout))
 
