@@ -158,11 +158,14 @@ class BotProcess:
         kept = dropped = 0
         stream = trio.lowlevel.FdStream(os.dup(fd))
         async with stream:
-            with open(path, "wb") as log:
+            # Unbuffered: the log is up to date while the session runs (`tail -f` works), and a
+            # killed arena loses none of what the bot wrote.
+            with open(path, "wb", buffering=0) as log:
                 try:
                     while chunk := await stream.receive_some(65536):
                         room = max(0, self.limits.log_bytes - kept)
-                        log.write(chunk[:room])
+                        if room:
+                            log.write(chunk[:room])
                         kept += min(room, len(chunk))
                         dropped += len(chunk) - min(room, len(chunk))
                         if keep_tail:
