@@ -26,7 +26,7 @@ from ..engine import ArenaError, Fault
 from ..protocol import ADDRESS_ENV
 from ._bridge import call_unary
 from ._process import BotProcess
-from ._sandbox import NOBODY, Isolation, ProcessLimits, sandbox_env
+from ._sandbox import NOBODY, Isolation, ProcessLimits, sandbox_env, seal_socket_folder
 
 LOGGER = logging.getLogger(__name__)
 
@@ -43,6 +43,8 @@ _CHANNEL_OPTIONS = [
 ]
 # Seconds a call that found the bot unreachable waits for its process to exit.
 _EXIT_WAIT = 0.2
+_SOCKET = "bot.sock"
+"""The socket of a launched bot, in a folder of its own."""
 _ADDRESS = re.compile(r"^(unix:.+|unix-abstract:.+|\[?[\w.:-]+\]?:\d+)$")
 
 
@@ -309,7 +311,7 @@ async def open_bot(spec: BotSpec, *, log_dir: Path, socket_dir: Path) -> AsyncIt
             if spec.command is not None:
                 # Short: a unix socket path has room for about 100 bytes.
                 private = Path(tempfile.mkdtemp(prefix=f"{spec.name[:12]}-", dir=socket_dir))
-                address = f"unix:{private / 'bot.sock'}"
+                address = f"unix:{private / _SOCKET}"
                 if spec.isolation is Isolation.SANDBOX:
                     os.chown(private, NOBODY, NOBODY)  # uid 65534 in the sandbox creates the socket
                     env = sandbox_env(spec.env, address_env=ADDRESS_ENV, address=address)
@@ -322,6 +324,8 @@ async def open_bot(spec: BotSpec, *, log_dir: Path, socket_dir: Path) -> AsyncIt
             connection = BotConnection(spec, address, process)
             try:
                 await connection.wait_ready()
+                if private is not None and spec.isolation is Isolation.SANDBOX and connection.dead is None:
+                    seal_socket_folder(private, private / _SOCKET)
                 yield connection
             finally:
                 connection.close()

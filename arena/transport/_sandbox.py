@@ -516,6 +516,32 @@ def bot_paths(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> list
     return found
 
 
+def seal_socket_folder(folder: Path, socket: Path) -> None:
+    """Take a sandboxed bot's socket folder back once the bot listens: it can create nothing more
+    on the host.
+
+    The folder passes to the arena's user (the bot, uid 65534, needed it only to create its
+    socket), and everything in it but the socket is removed; folders of the bot's are closed to
+    it first, so that it cannot keep filling one while it goes. What is left to it is writing
+    into files it still holds open, each capped by `file_size_mb`.
+    """
+    os.chown(folder, os.getuid(), os.getgid())
+    os.chmod(folder, 0o755)
+    for entry in folder.iterdir():
+        if entry == socket:
+            continue
+        if not entry.is_dir() or entry.is_symlink():
+            entry.unlink(missing_ok=True)
+            continue
+        for _ in range(3):  # again if a subfolder made while the walk went escaped it
+            for inner, _, _ in os.walk(entry):  # top down: each folder is closed before its subfolders
+                os.chown(inner, os.getuid(), os.getgid(), follow_symlinks=False)
+                os.chmod(inner, 0o700)
+            shutil.rmtree(entry, ignore_errors=True)
+            if not entry.exists():
+                break
+
+
 def sandbox_argv(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], writable: Path,
                  private: Sequence[Path] = ()) -> list[str]:
     """The bubblewrap command that runs `argv` as uid 65534 in the sandbox.

@@ -90,6 +90,23 @@ async def test_a_stdout_flood_is_capped_and_play_goes_on(tmp_path: Path, launche
     assert log[cap:] == f"\n[seka-arena: {process.dropped_bytes} bytes past the {cap}-byte cap dropped]\n".encode()
 
 
+@pytest.mark.parametrize("isolation", [LIMITS, SANDBOX], ids=["limits-lets-it", "sandbox-does-not"])
+async def test_a_bot_can_create_nothing_in_its_socket_folder_once_it_listens(tmp_path: Path,
+                                                                            isolation: Isolation) -> None:
+    filler = hostile("filler", "disk_filler.py", isolation=isolation, limit=RELAXED)
+    result = await play(tmp_path, filler, isolation=isolation)
+    assert_caller_unharmed(result)
+    assert result.seats[1].telemetry["faults"] == {} and result.seats[1].dead is None
+    turns = reports(tmp_path / "logs", "filler", "disk-filler")
+    assert turns
+    for turn in turns:
+        assert turn["appended"] == 100  # the file it held open stays its own, capped by file_size_mb
+        if isolation is SANDBOX:  # what it made before it listened is gone too
+            assert turn["created"] == [] and turn["listing"] == ["bot.sock"], turn
+        else:  # the control: the same bot, under limits, fills the folder
+            assert turn["created"] == ["socket folder", "its folder"] and "stash" in turn["listing"], turn
+
+
 @pytest.mark.parametrize("isolation", [LIMITS, SANDBOX], ids=["limits-reaches-it", "sandbox-does-not"])
 async def test_a_network_prober_cannot_reach_the_host_from_the_sandbox(tmp_path: Path, isolation: Isolation) -> None:
     with socket.socket() as listener:

@@ -83,9 +83,10 @@ async def test_a_sandboxed_bot_finds_neither_the_secret_nor_another_bots_cards(t
     for record in finished:
         logs = directory / "logs" / record.id
         assert record.faults == {"snooper": {}, "leaky": {}}, record.faults
-        # There was something to find: the leaky bot wrote its cards where it could.
+        # There was something to find: the leaky bot wrote its cards where it could, which is its
+        # private /tmp alone (its socket folder was taken back once it listened).
         leaks = reports(logs, "leaky", "leaky")
-        assert leaks and all("/tmp" in leak["written"] and len(leak["written"]) == 2 for leak in leaks), leaks
+        assert leaks and all(leak["written"] == ["/tmp"] for leak in leaks), leaks
         searches = reports(logs, "snooper", "snooper")
         assert len(searches) >= 1
         for search in searches:

@@ -180,6 +180,10 @@ def _arena_cli(out: Path, *modes: str) -> list[str]:
             "--out", str(out / "cli"), "--quiet"]
 
 
+def _text(path: Path) -> str:
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
 def _bots_in_play(arena: subprocess.Popen[bytes], out: Path, modes: Sequence[str]) -> list[int]:
     """The bots' pids, checked to be exactly the arena's children, once the hanging one is in Act."""
     pids = [read_pid(out / f"seat{seat}.pid") for seat in range(len(modes))]
@@ -258,7 +262,9 @@ def test_in_the_sandbox_no_child_of_a_bot_outlives_an_arena_killed_with_sigkill(
                          env={"SEKA_TEST_ISOLATION": "sandbox", "TMPDIR": str(sockets)})
     tag = f"seka-test-{tmp_path.parent.name}-{tmp_path.name}"
     try:
-        assert wait_until(lambda: any(sockets.glob("*/seat0-*/bot.child")) and any(sockets.glob("*/seat1-*/bot.hung")),
+        logs = tmp_path / "logs"
+        assert wait_until(lambda: "MARK .child" in _text(logs / "seat0.stderr.log")
+                          and "MARK .hung" in _text(logs / "seat1.stderr.log"),
                           within=15.0), (tmp_path / "arena.stderr").read_text()
         assert len(tagged(tag)) >= 5  # bubblewrap twice for each bot, the two bots, the child
         arena.kill()

@@ -6,8 +6,8 @@ Seat i runs `faulty_bot.py --mode MODE_i --pid-file OUT_DIR/seat<i>.pid --tag=se
 (P and O: the names of OUT_DIR's parent and of OUT_DIR itself) under a one-minute decision
 limit, so a session with a hanging bot stays in play until the test signals this process. Each
 bot's forked child, if any, writes its pid to OUT_DIR/seat<i>.child. With SEKA_TEST_ISOLATION=limits or sandbox in the environment the bots
-run at that isolation level; sandboxed bots write their pid files next to their sockets (see
-faulty_bot.py), under TMPDIR.
+run at that isolation level; sandboxed bots write their markers to stderr instead, kept in
+OUT_DIR/logs/seat<i>.stderr.log (see faulty_bot.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def main() -> None:
     tag = f"--tag=seka-test-{out.parent.name}-{out.name}"
     specs = [BotSpec(name=f"seat{seat}", limit=Limit(decision=60.0), isolation=isolation,
                      command=(sys.executable, str(bot), "--mode", mode, tag, "--pid-file",
-                              "socket-folder" if isolation is Isolation.SANDBOX else str(out / f"seat{seat}.pid")))
+                              "stderr" if isolation is Isolation.SANDBOX else str(out / f"seat{seat}.pid")))
              for seat, mode in enumerate(sys.argv[2:])]
     trio.run(lambda: run_session(GEORGIAN, specs, seed="signals", session_id="signals", log_dir=out / "logs"))
 

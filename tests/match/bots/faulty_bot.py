@@ -19,9 +19,10 @@ except where its mode says otherwise:
 
 Every mode writes the bot's own pid to `--pid-file` (when given) before it serves; a hanging
 bot also creates the file with the suffix `.hung` when its first Act arrives. `--pid-file
-socket-folder` puts these files next to the bot's socket, the one host folder a sandboxed bot
-can write to (its pids are then those of its own pid namespace). `--tag=WORD` is ignored: it
-lets a test find the bot's processes, and its children's, by their command line.
+stderr` writes each of these as a line `MARK <suffix> <text>` to stderr instead, which the arena
+keeps in the bot's log: a sandboxed bot can write no file the host sees once it listens (its
+pids are then those of its own pid namespace). `--tag=WORD` is ignored: it lets a test find the
+bot's processes, and its children's, by their command line.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from arena.sdk import Action, Bet, Bot, Show, SvaraOffer, Turn, run, serve
 class FaultyBot(Bot):
     name = "faulty"
 
-    def __init__(self, mode: str, *, at: int, seconds: list[float], pid_file: Path | None) -> None:
+    def __init__(self, mode: str, *, at: int, seconds: list[float], pid_file: str | None) -> None:
         self.mode = mode
         self.pid_file = pid_file
         self.at = at
@@ -50,8 +51,7 @@ class FaultyBot(Bot):
     def act(self, turn: Turn) -> Action:
         self.turns += 1
         if self.mode == "hang":
-            if self.pid_file is not None:
-                self.pid_file.with_suffix(".hung").write_text(str(turn.pot_number))
+            mark(self.pid_file, ".hung", str(turn.pot_number))
             threading.Event().wait()
         if self.mode == "crash" and self.turns >= self.at:
             print(f"crashing at turn {self.turns}", file=sys.stderr, flush=True)
@@ -72,13 +72,20 @@ class FaultyBot(Bot):
         return True
 
 
-def _fork_sleeper(pid_file: Path | None, *, escape: bool) -> None:
+def mark(pid_file: str | None, suffix: str, text: str) -> None:
+    """Leave a marker for the test: the pid file with `suffix`, or a line on stderr."""
+    if pid_file == "stderr":
+        os.write(2, f"MARK {suffix} {text}\n".encode())
+    elif pid_file is not None:
+        Path(pid_file).with_suffix(suffix).write_text(text)
+
+
+def _fork_sleeper(pid_file: str | None, *, escape: bool) -> None:
     child = os.fork()
     if child == 0:
         if escape:
             os.setsid()
-        if pid_file is not None:
-            pid_file.with_suffix(".child").write_text(str(os.getpid()))
+        mark(pid_file, ".child", str(os.getpid()))
         time.sleep(60)
         os._exit(0)
 
@@ -92,10 +99,6 @@ def main() -> None:
     parser.add_argument("--pid-file")
     parser.add_argument("--tag")
     args = parser.parse_args()
-    if args.pid_file == "socket-folder":
-        args.pid_file = Path(os.environ["SEKA_BOT_ADDRESS"].removeprefix("unix:")).with_name("bot.pid")
-    elif args.pid_file is not None:
-        args.pid_file = Path(args.pid_file)
     bot = FaultyBot(args.mode, at=args.at, seconds=args.seconds, pid_file=args.pid_file)
     if args.mode == "flood":
         chunk = b"x" * 65536
@@ -108,12 +111,10 @@ def main() -> None:
         server = serve(bot, os.environ["SEKA_BOT_ADDRESS"])
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        if args.pid_file is not None:
-            args.pid_file.write_text(str(os.getpid()))
+        mark(args.pid_file, ".pid", str(os.getpid()))
         server.wait()
         return
-    if args.pid_file is not None:
-        args.pid_file.write_text(str(os.getpid()))
+    mark(args.pid_file, ".pid", str(os.getpid()))
     run(bot, argv=[])
     # A handler still hanging would keep the interpreter from exiting; SIGTERM-ignoring bots
     # have their own mode, so once the SDK has stopped serving, leave at once.
