@@ -12,7 +12,8 @@ class Bot:
     The SDK calls these methods one at a time (never two at once), so a bot needs no locks.
     Everything a decision needs is in its argument; the `on_*` notifications are there for bots
     that want to remember what they saw. They come in the order things happened, and whatever
-    happened before a turn or an offer is told before `act` or `svara` is called.
+    happened before a turn or an offer is told before `act` or `svara` is called. Override them
+    in the class: the SDK does not even convert a notice whose method the class leaves as is.
     """
 
     name: str = ""
