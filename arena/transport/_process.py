@@ -26,6 +26,7 @@ from pathlib import Path
 import trio
 
 from ._sandbox import Cgroup, Isolation, ProcessLimits, rlimit_options, sandbox_argv
+from ._seccomp import filter_fd
 
 LOGGER = logging.getLogger(__name__)
 
@@ -109,20 +110,26 @@ class BotProcess:
         log_dir.mkdir(parents=True, exist_ok=True)
         limits = limits.effective(isolation)
         command = list(argv)
-        if isolation is Isolation.SANDBOX:
-            assert writable is not None, "a sandboxed bot needs its socket folder"
-            command = sandbox_argv(argv, cwd=Path(cwd or os.getcwd()), env=env or {}, writable=writable,
-                                   private=[log_dir, *private])
-        cgroup = Cgroup.create(name, limits) if isolation is not Isolation.NONE else None
+        seccomp_fd = filter_fd() if isolation is Isolation.SANDBOX else None
         try:
-            popen = subprocess.Popen(
-                [*launch_prefix(limits, cgroup=cgroup), *command], cwd=cwd, env=dict(env) if env is not None else None,
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            )
-        except BaseException:
-            if cgroup is not None:
-                cgroup.discard()
-            raise
+            if isolation is Isolation.SANDBOX:
+                assert writable is not None, "a sandboxed bot needs its socket folder"
+                command = sandbox_argv(argv, cwd=Path(cwd or os.getcwd()), env=env or {}, writable=writable,
+                                       private=[log_dir, *private], seccomp_fd=seccomp_fd)
+            cgroup = Cgroup.create(name, limits) if isolation is not Isolation.NONE else None
+            try:
+                popen = subprocess.Popen(
+                    [*launch_prefix(limits, cgroup=cgroup), *command], cwd=cwd,
+                    env=dict(env) if env is not None else None, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, start_new_session=True, pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+                )
+            except BaseException:
+                if cgroup is not None:
+                    cgroup.discard()
+                raise
+        finally:
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
         LOGGER.debug("launched %s as pid %d (isolation %s): %s", name, popen.pid, isolation.value, command)
         return cls(popen, log_dir, name, limits, isolation=isolation, cgroup=cgroup)
 

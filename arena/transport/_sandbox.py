@@ -543,7 +543,7 @@ def seal_socket_folder(folder: Path, socket: Path) -> None:
 
 
 def sandbox_argv(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], writable: Path,
-                 private: Sequence[Path] = ()) -> list[str]:
+                 private: Sequence[Path] = (), seccomp_fd: int | None = None) -> list[str]:
     """The bubblewrap command that runs `argv` as uid 65534 in the sandbox.
 
     Args:
@@ -552,6 +552,7 @@ def sandbox_argv(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], writ
         env: its environment (only PATH is read here, to find the program).
         writable: its socket folder, the one place it may write outside its private /tmp.
         private: folders that must stay invisible: a bot folder holding one of them is refused.
+        seccomp_fd: a file descriptor the bot's process inherits, holding the system-call filter.
 
     Raises:
         SandboxError: bubblewrap is missing, or a folder of the bot's would expose a `private` one.
@@ -595,6 +596,8 @@ def sandbox_argv(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], writ
     if not _covered(cwd, [*readonly, writable]) and cwd not in made:
         ensure_parents(cwd)
         command += ["--perms", "0755", "--dir", str(cwd)]
+    if seccomp_fd is not None:
+        command += ["--seccomp", str(seccomp_fd)]
     command += ["--chdir", str(cwd), "--",
                 "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--inh-caps=-all",
                 "--bounding-set=-all", "--"]

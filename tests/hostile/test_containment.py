@@ -91,6 +91,32 @@ async def test_a_stdout_flood_is_capped_and_play_goes_on(tmp_path: Path, launche
 
 
 @pytest.mark.parametrize("isolation", [LIMITS, SANDBOX], ids=["limits-lets-it", "sandbox-does-not"])
+async def test_kernel_interfaces_a_bot_has_no_use_for_are_refused_in_the_sandbox(tmp_path: Path,
+                                                                                isolation: Isolation) -> None:
+    args = ("--ptrace",) if isolation is SANDBOX else ()  # outside, its parent would become its tracer
+    prober = hostile("prober", "syscall_prober.py", *args, isolation=isolation, limit=RELAXED)
+    result = await play(tmp_path, prober, isolation=isolation)
+    assert_caller_unharmed(result)
+    assert result.seats[1].telemetry["faults"] == {} and result.seats[1].dead is None
+    (found,) = reports(tmp_path / "logs", "prober", "syscalls")
+    if isolation is SANDBOX:
+        assert found == {"unshare": "EPERM", "keyctl": "EPERM", "io_uring_setup": "EPERM", "clone3": "ENOSYS",
+                         "clone_newuser": "EPERM", "ptrace": "EPERM"}, found
+    else:  # the control: the same calls work (clone3 refuses its empty arguments)
+        assert found == {"unshare": "ok", "keyctl": "ok", "io_uring_setup": "ok", "clone3": "EINVAL",
+                         "clone_newuser": "ok"}, found
+
+
+async def test_a_system_call_of_another_abi_kills_a_sandboxed_bot(tmp_path: Path) -> None:
+    prober = hostile("prober", "syscall_prober.py", "--x32", limit=RELAXED)
+    result = await play(tmp_path, prober, isolation=SANDBOX)
+    assert_caller_unharmed(result)
+    assert result.seats[1].telemetry["faults"].get("crash", 0) >= 1, result.seats[1]
+    assert "SIGSYS" in str(result.seats[1].dead), result.seats[1].dead
+    assert reports(tmp_path / "logs", "prober", "x32") == []  # it did not live to report
+
+
+@pytest.mark.parametrize("isolation", [LIMITS, SANDBOX], ids=["limits-lets-it", "sandbox-does-not"])
 async def test_a_bot_can_create_nothing_in_its_socket_folder_once_it_listens(tmp_path: Path,
                                                                             isolation: Isolation) -> None:
     filler = hostile("filler", "disk_filler.py", isolation=isolation, limit=RELAXED)
