@@ -180,6 +180,16 @@ async def measure(connection: BotConnection, spinning: BotConnection, *, calls: 
 
     arena_path = arena_path_on(connection)
 
+    async def work_beside_prebuilt() -> None:
+        # The arena's own work (build a request, check the reply) between calls, but the prebuilt
+        # request is sent: against `decide_only`, what that work costs among the calls (colder
+        # caches than in `bench`'s tight `request_build_us` loop).
+        for _ in range(calls):
+            turn_request(turn_view(state), session_id=session_id)
+            action = action_from_reply(await connection.decide("Act", payload))
+            assert isinstance(action, Bet)
+            state.verify_bet(action.amount)
+
     def threads_spinning() -> int:
         # grpcio starts its spin threads as cygrpc.ForkManagedThread, which names them "Thread-N (_run)".
         return sum(1 for thread in threading.enumerate() if thread.name.endswith("(_run)"))
@@ -193,6 +203,7 @@ async def measure(connection: BotConnection, spinning: BotConnection, *, calls: 
         "to_thread bridge, arena options": bridged(arena_stub, to_thread_unary),
         "aio-thread bridge, arena options": aio_bridged,
         "BotConnection.decide (prebuilt request)": decide_only,
+        "decide (prebuilt) + building and checking beside it": work_beside_prebuilt,
         "arena path (build + decide + check)": arena_path,
         "arena path + Watch held open on its channel": arena_path_on(spinning),
     }
