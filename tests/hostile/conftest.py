@@ -18,7 +18,7 @@ import pytest
 
 from arena.transport import BotProcess, Isolation, isolation_problem
 
-from ..match._support import describe, is_reaped, live_group_members, wait_until
+from ..match._support import assert_nothing_left, spy_on_launches, wait_until
 from ._support import marked_processes, mem_available, process_count
 
 collect_ignore = ["bots"]
@@ -42,25 +42,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(autouse=True)
 def launched(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[BotProcess]]:
     """Every bot process the arena launches during the test (a spy: launching is unchanged)."""
-    processes: list[BotProcess] = []
-    launch = BotProcess.launch.__func__  # type: ignore[attr-defined]
-
-    def spy(cls: type[BotProcess], *args: object, **kwargs: object) -> BotProcess:
-        process = launch(cls, *args, **kwargs)
-        processes.append(process)
-        return process
-
     before_processes, before_memory = process_count(), mem_available()
-    monkeypatch.setattr(BotProcess, "launch", classmethod(spy))
+    processes = spy_on_launches(monkeypatch)
     yield processes
 
-    unreaped = [process.pid for process in processes if not is_reaped(process.pid)]
-    assert not unreaped, f"bots not reaped after the test:\n{describe(unreaped)}"
-
-    def in_groups() -> list[int]:
-        return [pid for process in processes for pid in live_group_members(process.pid)]
-    assert wait_until(lambda: not in_groups() and not marked_processes(), within=3.0), (
-        f"processes left behind:\n{describe(in_groups() + marked_processes())}")
+    assert_nothing_left(processes, within=3.0, stragglers=marked_processes)
     cgroups = [directory for process in processes if process.cgroup is not None
                for _, _, directory in process.cgroup.directories if directory.exists()]
     assert not cgroups, f"control groups left behind: {cgroups}"

@@ -21,7 +21,6 @@ import arena
 from arena.storage import SessionRecord
 from arena.tournament import TournamentRunner, load_config
 
-from ..match._support import records
 from ._support import HOSTILE, NONE, SANDBOX, reports
 
 # What a sandboxed bot finds at the root of its file system: the system folders, and the top folders that

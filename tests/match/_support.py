@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import GEORGIAN, Event
-from arena.transport import BotSpec, Isolation, Limit, ProcessLimits
+import pytest
+
+from arena.transport import BotProcess, BotSpec, Isolation, Limit, ProcessLimits
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -128,3 +130,29 @@ def describe(pids: Iterable[int]) -> str:
             command = "?"
         lines.append(f"{pid}: {command}")
     return "\n".join(lines)
+
+
+def spy_on_launches(monkeypatch: pytest.MonkeyPatch) -> list[BotProcess]:
+    """Every bot process the arena launches from now on, as it launches them (launching is unchanged)."""
+    processes: list[BotProcess] = []
+    launch = BotProcess.launch.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type[BotProcess], *args: object, **kwargs: object) -> BotProcess:
+        process = launch(cls, *args, **kwargs)
+        processes.append(process)
+        return process
+
+    monkeypatch.setattr(BotProcess, "launch", classmethod(spy))
+    return processes
+
+
+def assert_nothing_left(processes: list[BotProcess], *, within: float,
+                        stragglers: Callable[[], list[int]] = list) -> None:
+    """Each bot was reaped by the arena, and soon nothing runs in its process group (the group id
+    is the bot's pid), nor among `stragglers`."""
+    unreaped = [process.pid for process in processes if not is_reaped(process.pid)]
+    assert not unreaped, f"bots not reaped after the test:\n{describe(unreaped)}"
+
+    def left() -> list[int]:
+        return [pid for process in processes for pid in live_group_members(process.pid)] + stragglers()
+    assert wait_until(lambda: not left(), within=within), f"processes left behind:\n{describe(left())}"

@@ -8,7 +8,7 @@ import pytest
 
 from arena.transport import BotProcess
 
-from ._support import describe, is_reaped, live_group_members, wait_until
+from ._support import assert_nothing_left, spy_on_launches
 
 collect_ignore = ["bots"]
 
@@ -21,20 +21,6 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[BotProcess]]:
     process group (the group id is the bot's pid): whatever it forked was stopped with it.
     Orphaned descendants may linger for a moment as zombies until init reaps them.
     """
-    processes: list[BotProcess] = []
-    launch = BotProcess.launch.__func__  # type: ignore[attr-defined]
-
-    def spy(cls: type[BotProcess], *args: object, **kwargs: object) -> BotProcess:
-        process = launch(cls, *args, **kwargs)
-        processes.append(process)
-        return process
-
-    monkeypatch.setattr(BotProcess, "launch", classmethod(spy))
+    processes = spy_on_launches(monkeypatch)
     yield processes
-    unreaped = [process.pid for process in processes if not is_reaped(process.pid)]
-    assert not unreaped, f"bots not reaped after the test:\n{describe(unreaped)}"
-
-    def running() -> list[int]:
-        return [pid for process in processes for pid in live_group_members(process.pid)]
-    wait_until(lambda: not running(), within=2.0)
-    assert not running(), f"processes still running in bots' process groups:\n{describe(running())}"
+    assert_nothing_left(processes, within=2.0)

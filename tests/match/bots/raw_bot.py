@@ -17,14 +17,12 @@ Hello and Notify are answered properly in every mode, and the health service rep
 from __future__ import annotations
 
 import argparse
-import os
-import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from _serve import serve_forever
 
 from arena._proto.seka.v1 import seka_pb2 as pb
 
@@ -77,15 +75,8 @@ def main() -> None:
         "Svara": grpc.unary_unary_rpc_method_handler(_svara(args.mode)),
         "Notify": grpc.unary_unary_rpc_method_handler(_notify),
     }
-    server = grpc.server(ThreadPoolExecutor(max_workers=4))
-    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("seka.v1.SekaBot", handlers)])
-    if args.mode != "never-ready":
-        status = health.HealthServicer()
-        status.set("", health_pb2.HealthCheckResponse.SERVING)
-        health_pb2_grpc.add_HealthServicer_to_server(status, server)
-    server.add_insecure_port(os.environ["SEKA_BOT_ADDRESS"])
-    server.start()
-    threading.Event().wait()
+    serve_forever(lambda server: server.add_generic_rpc_handlers(
+        [grpc.method_handlers_generic_handler("seka.v1.SekaBot", handlers)]), ready=args.mode != "never-ready")
 
 
 if __name__ == "__main__":

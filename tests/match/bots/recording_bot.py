@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import random
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import grpc
 from google.protobuf import text_format
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from _serve import serve_forever
 
 from arena._proto.seka.v1 import seka_pb2 as pb
 from arena._proto.seka.v1 import seka_pb2_grpc as pb_grpc
@@ -79,14 +77,8 @@ def main() -> None:
     parser.add_argument("--name", default="recorder")
     parser.add_argument("--play", choices=["random", "call"], default="random")
     args = parser.parse_args()
-    server = grpc.server(ThreadPoolExecutor(max_workers=4))
-    pb_grpc.add_SekaBotServicer_to_server(RecordingBot(args.record, args.name, args.play), server)
-    status = health.HealthServicer()
-    status.set("", health_pb2.HealthCheckResponse.SERVING)
-    health_pb2_grpc.add_HealthServicer_to_server(status, server)
-    server.add_insecure_port(os.environ["SEKA_BOT_ADDRESS"])
-    server.start()
-    threading.Event().wait()
+    serve_forever(lambda server: pb_grpc.add_SekaBotServicer_to_server(
+        RecordingBot(args.record, args.name, args.play), server))
 
 
 if __name__ == "__main__":
