@@ -125,8 +125,7 @@ class _Checker:
         self.pending = []
         limit = self.bot.spec.limit
         request = hello_request(rules, seats=seats, seat=seat, session_id=session_id,
-                                decision_ms=round(limit.decision * 1000), time_bank_ms=0,
-                                start_ms=round(limit.start * 1000))
+                                decision_ms=limit.decision_ms, time_bank_ms=0, start_ms=limit.start_ms)
         reply, elapsed = await self._timed("hello", lambda: self.bot.call("Hello", request))
         if reply is None:
             return

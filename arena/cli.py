@@ -30,7 +30,7 @@ from .storage import Store
 from .tournament import TournamentRunner, load_config, plan, write_results
 from .tournament._display import LiveProgress, crosstable_table, standings_table
 from .tournament._sprt import PairResult, run_sprt
-from .transport import BotSpec, Isolation, Limit, is_address, verify_isolation, with_our_python
+from .transport import BotSpec, Isolation, TimeLimit, is_address, verify_isolation, with_our_python
 
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=BaseException)
@@ -64,12 +64,12 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def bot_specs(arguments: Sequence[str], *, limit: Limit, isolation: Isolation = Isolation.NONE) -> list[BotSpec]:
+def bot_specs(arguments: Sequence[str], *, limit: TimeLimit, isolation: Isolation = Isolation.NONE) -> list[BotSpec]:
     """Bot specs from `play` arguments: `[NAME=]COMMAND` or `[NAME=]ADDRESS`, names made unique.
 
     >>> [(spec.name, spec.command or spec.address) for spec in bot_specs(  # doctest: +ELLIPSIS
     ...     ["python3 sample_bots/random_bot.py", "me=unix:/tmp/b.sock", "node sample_bots/js_bot/index.js",
-    ...      "python3 sample_bots/random_bot.py"], limit=Limit())]  # doctest: +NORMALIZE_WHITESPACE
+    ...      "python3 sample_bots/random_bot.py"], limit=TimeLimit())]  # doctest: +NORMALIZE_WHITESPACE
     [('random_bot', (..., 'sample_bots/random_bot.py')), ('me', 'unix:/tmp/b.sock'),
      ('js_bot', ('node', 'sample_bots/js_bot/index.js')), ('random_bot-2', (..., 'sample_bots/random_bot.py'))]
     """
@@ -106,7 +106,7 @@ def _play(args: argparse.Namespace) -> int:
     """
     if not 2 <= len(args.bots) <= GEORGIAN.max_seats:
         raise ArenaError(f"a session seats 2 to {GEORGIAN.max_seats} bots, not {len(args.bots)}")
-    limit = Limit(decision=args.decision_ms / 1000, time_bank=args.time_bank_ms / 1000, start=args.start_ms / 1000)
+    limit = TimeLimit(decision_ms=args.decision_ms, time_bank_ms=args.time_bank_ms, start_ms=args.start_ms)
     isolation = Isolation(args.isolation)
     verify_isolation(isolation)
     specs = bot_specs(args.bots, limit=limit, isolation=isolation)
@@ -146,7 +146,7 @@ def _check_bot(args: argparse.Namespace) -> int:
     command = [word for word in args.command if word != "--"] if args.command else []
     if bool(command) == bool(args.address):
         raise ArenaError("give the bot's command after -- , or --address HOST:PORT (not both)")
-    limit = Limit(decision=args.decision_ms / 1000, start=args.start_ms / 1000)
+    limit = TimeLimit(decision_ms=args.decision_ms, start_ms=args.start_ms)
     isolation = Isolation(args.isolation)
     verify_isolation(isolation)
     spec = (BotSpec(name="bot", address=args.address, limit=limit) if args.address
@@ -237,7 +237,7 @@ def _sprt(args: argparse.Namespace) -> int:
     with the seats swapped and scores 1, 1/2 or 0 for the new bot's net chips.
     Example: seka-arena sprt "python3 sample_bots/strong_bot.py" "python3 sample_bots/threshold_bot.py" --elo1 50
     """
-    limit = Limit(decision=args.decision_ms / 1000)
+    limit = TimeLimit(decision_ms=args.decision_ms)
     isolation = Isolation(args.isolation)
     verify_isolation(isolation)
     new, old = bot_specs([args.new, args.old], limit=limit, isolation=isolation)

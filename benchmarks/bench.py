@@ -47,7 +47,7 @@ from arena.match import play_session
 from arena.protocol import ADDRESS_ENV
 from arena.ratings import SessionOutcome, standings
 from arena.tournament import TournamentRunner, parse_config, plan
-from arena.transport import BotConnection, BotProcess, BotSpec, Limit, Telemetry, call_unary, open_bot
+from arena.transport import BotConnection, BotProcess, BotSpec, Telemetry, TimeLimit, call_unary, open_bot
 from arena.transport._convert import action_from_reply, turn_request
 
 from .engine import calibration_loops_per_second, engine_pots_per_second, hand_evaluations_per_second
@@ -57,7 +57,7 @@ SAMPLE_BOTS = REPO / "sample_bots"
 JS_BOT = SAMPLE_BOTS / "js_bot"
 
 # Generous limits: a benchmark measures speed; a fault would change what is measured.
-_LIMIT = Limit(decision=10.0, start=30.0)
+_LIMIT = TimeLimit(decision_ms=10_000, start_ms=30_000)
 _DEADLINE = 10.0
 _Z95 = 1.959964
 

@@ -111,7 +111,7 @@ class AioThread:
         stub = self.stub(connection.address)
 
         async def aio_call(method: str, request: Any, *, timeout: float) -> Any:
-            with trio.fail_after(timeout + connection.spec.limit.slack):
+            with trio.fail_after(timeout + connection.spec.limit.slack_seconds):
                 return await self.call(stub, method, request, timeout=timeout)
 
         connection._call = aio_call  # type: ignore[method-assign]

@@ -89,8 +89,8 @@ async def _hello(bots: Sequence[BotConnection], rules: Rules, session_id: str) -
     async def greet(seat: int, bot: BotConnection) -> None:
         limit = bot.spec.limit
         await bot.call("Hello", hello_request(
-            rules, seats=len(bots), seat=seat, session_id=session_id, decision_ms=round(limit.decision * 1000),
-            time_bank_ms=round(limit.time_bank * 1000), start_ms=round(limit.start * 1000)))
+            rules, seats=len(bots), seat=seat, session_id=session_id, decision_ms=limit.decision_ms,
+            time_bank_ms=limit.time_bank_ms, start_ms=limit.start_ms))
 
     await _each_bot(bots, greet)
 

@@ -31,7 +31,7 @@ from ..history import write_history
 from ..match import SessionResult, run_session
 from ..ratings import SessionOutcome, Standing, standings
 from ..storage import SessionRecord, Store
-from ..transport import BotSpec, Isolation, Limit, ProcessLimits, verify_isolation
+from ..transport import BotSpec, Isolation, ProcessLimits, TimeLimit, verify_isolation
 from ._config import Participant, TournamentConfig, load_config
 from ._schedule import PlannedSession, commitment, plan
 
@@ -57,8 +57,7 @@ def results_dir(out: Path, name: str) -> Path:
 def bot_spec(participant: Participant, isolation: Isolation) -> BotSpec:
     """The transport's view of a participant: how to reach it, what it is allowed and how it is fenced in."""
     limits = participant.limits
-    limit = Limit(decision=limits.decision_ms / 1000, time_bank=limits.time_bank_ms / 1000,
-                  start=limits.start_ms / 1000)
+    limit = TimeLimit(decision_ms=limits.decision_ms, time_bank_ms=limits.time_bank_ms, start_ms=limits.start_ms)
     process = ProcessLimits(cpu_seconds=limits.cpu_seconds, memory_mb=limits.memory_mb, processes=limits.processes,
                             open_files=limits.open_files, file_size_mb=limits.file_size_mb)
     return BotSpec(name=participant.name, command=participant.command, address=participant.address,

@@ -6,8 +6,8 @@ from ._bot import MAX_REPLY_BYTES as MAX_REPLY_BYTES
 from ._bot import BotConnection as BotConnection
 from ._bot import BotFault as BotFault
 from ._bot import BotSpec as BotSpec
-from ._bot import Limit as Limit
 from ._bot import Telemetry as Telemetry
+from ._bot import TimeLimit as TimeLimit
 from ._bot import is_address as is_address
 from ._bot import open_bot as open_bot
 from ._bot import with_our_python as with_our_python

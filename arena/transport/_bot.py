@@ -72,17 +72,42 @@ def with_our_python(command: Sequence[str]) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class Limit:
-    """The time a bot is allowed."""
+class TimeLimit:
+    """The time a bot is allowed, in whole milliseconds: the unit of the YAML, the CLI and the wire.
 
-    decision: float = 1.0
-    """Seconds for one decision (Act or Svara), and for one notice."""
-    time_bank: float = 0.0
-    """Extra seconds for the whole session, drawn on when a decision runs over `decision`."""
-    start: float = 10.0
-    """Seconds from launch until the health service reports SERVING."""
-    slack: float = 0.05
+    Seconds exist only where trio and gRPC take them: the `*_seconds` properties.
+    """
+
+    decision_ms: int = 1000
+    """For one decision (Act or Svara), and for one Hello or Notify."""
+    time_bank_ms: int = 0
+    """Extra time for the whole session, drawn on when a decision runs over `decision_ms`."""
+    start_ms: int = 10_000
+    """From launch until the health service reports SERVING (the Hello's `start_deadline_ms`)."""
+    slack_ms: int = 50
     """Transport allowance on top of each deadline before the arena's own cancel scope fires."""
+
+    def __post_init__(self) -> None:
+        for name in ("decision_ms", "time_bank_ms", "start_ms", "slack_ms"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 0:  # a float here is most likely seconds
+                raise ArenaError(f"TimeLimit.{name} is a whole number of milliseconds >= 0, not {value!r}")
+
+    @property
+    def decision_seconds(self) -> float:
+        return self.decision_ms / 1000
+
+    @property
+    def time_bank_seconds(self) -> float:
+        return self.time_bank_ms / 1000
+
+    @property
+    def start_seconds(self) -> float:
+        return self.start_ms / 1000
+
+    @property
+    def slack_seconds(self) -> float:
+        return self.slack_ms / 1000
 
 
 @dataclass(frozen=True)
@@ -94,7 +119,7 @@ class BotSpec:
     address: str | None = None
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
-    limit: Limit = Limit()
+    limit: TimeLimit = TimeLimit()
     process: ProcessLimits = ProcessLimits()
     isolation: Isolation = Isolation.NONE
     """How the launched bot is fenced in (ignored for a bot given by address)."""
@@ -152,7 +177,11 @@ class BotConnection:
         self._stub = pb_grpc.SekaBotStub(self._channel)
         self._health = health_pb2_grpc.HealthStub(self._channel)
         self.telemetry = Telemetry()
-        self.bank_left = spec.limit.time_bank
+        # Seconds, for trio and gRPC; read on every call, so converted once.
+        self._decision = spec.limit.decision_seconds
+        self._slack = spec.limit.slack_seconds
+        self.bank_left = spec.limit.time_bank_seconds
+        """Seconds of the time bank not drawn on yet."""
         self.dead: BotFault | None = None
         """Set once the bot cannot answer any more (it exited, or never became ready)."""
         self.behind = False
@@ -173,7 +202,7 @@ class BotConnection:
         """Poll the health service until SERVING; on failure mark the bot dead with the reason."""
         started = time.monotonic()
         try:
-            with trio.fail_after(self.spec.limit.start):
+            with trio.fail_after(self.spec.limit.start_seconds):
                 while True:
                     if self.process is not None and self.process.returncode is not None:
                         await self._settle_stderr()
@@ -192,7 +221,8 @@ class BotConnection:
                         pass
                     await trio.sleep(0.01)
         except trio.TooSlowError:
-            self.dead = BotFault(Fault.TIMEOUT, f"not ready within {self.spec.limit.start:g}s{self._stderr_note()}")
+            self.dead = BotFault(Fault.TIMEOUT,
+                                 f"not ready within {self.spec.limit.start_seconds:g}s{self._stderr_note()}")
         except BotFault as fault:
             self.dead = fault
 
@@ -200,8 +230,8 @@ class BotConnection:
 
     async def decide(self, method: str, request: Any) -> Any:
         """An Act or Svara call: deadline = the per-decision limit plus the time bank left."""
-        limit = self.spec.limit
-        allowed = limit.decision + self.bank_left
+        decision = self._decision
+        allowed = decision + self.bank_left
         started = time.monotonic()
         try:
             reply = await self._call(method, request, timeout=allowed)
@@ -211,13 +241,13 @@ class BotConnection:
             raise
         elapsed = time.monotonic() - started
         self.telemetry.latencies.append(elapsed)
-        if elapsed > limit.decision:
-            self.bank_left = max(0.0, self.bank_left - (elapsed - limit.decision))
+        if elapsed > decision:
+            self.bank_left = max(0.0, self.bank_left - (elapsed - decision))
         return reply
 
     async def call(self, method: str, request: Any) -> Any:
         """Hello or Notify: deadline = the per-decision limit, no time bank."""
-        return await self._call(method, request, timeout=self.spec.limit.decision)
+        return await self._call(method, request, timeout=self._decision)
 
     async def _call(self, method: str, request: Any, *, timeout: float) -> Any:
         if self.dead is not None:
@@ -225,7 +255,7 @@ class BotConnection:
         LOGGER.debug("%s %s -> %s", self.name, method, request)
         # The gRPC deadline ends the call; this scope is the backstop should it not (a plain scope:
         # `trio.fail_after` builds a generator-based context manager per call).
-        backstop = trio.CancelScope(deadline=trio.current_time() + timeout + self.spec.limit.slack)
+        backstop = trio.CancelScope(deadline=trio.current_time() + timeout + self._slack)
         try:
             with backstop:
                 reply = await call_unary(getattr(self._stub, method), request, timeout=timeout)

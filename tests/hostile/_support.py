@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import GEORGIAN
-from arena.transport import BotSpec, Isolation, Limit, ProcessLimits
+from arena.transport import BotSpec, Isolation, ProcessLimits, TimeLimit
 
 from ..match._support import SAMPLE_BOTS, tagged
 
@@ -19,14 +19,14 @@ MARKER = "tests/hostile/bots"
 """In the command line of every hostile bot (and of every process it forks): a survivor shows it."""
 
 TWO_POTS = GEORGIAN.with_table(pots_per_session=2, max_actions=12)
-FAST = Limit(decision=0.3, start=10.0)
+FAST = TimeLimit(decision_ms=300, start_ms=10_000)
 """For the hostile bots: a short decision limit (their attacks do not need time to be answered)."""
-RELAXED = Limit(decision=3.0, start=10.0)
+RELAXED = TimeLimit(decision_ms=3000, start_ms=10_000)
 """For the bots that must not fault, even on a slow machine busy with a hostile neighbour."""
 SANDBOX, LIMITS, NONE = Isolation.SANDBOX, Isolation.LIMITS, Isolation.NONE
 
 
-def hostile(name: str, script: str, *args: str, isolation: Isolation = SANDBOX, limit: Limit = FAST,
+def hostile(name: str, script: str, *args: str, isolation: Isolation = SANDBOX, limit: TimeLimit = FAST,
             process: ProcessLimits = ProcessLimits(), env: Mapping[str, str] | None = None) -> BotSpec:
     """A bot from tests/hostile/bots, run by the interpreter running the tests."""
     return BotSpec(name=name, command=(sys.executable, str(HOSTILE / script), *args), limit=limit, process=process,

@@ -17,7 +17,7 @@ import pytest
 
 from arena.engine import GEORGIAN, Rules
 from arena.match import SessionResult, run_session
-from arena.transport import DEFAULT_LIMITS, MAX_REPLY_BYTES, BotProcess, BotSpec, Isolation, Limit, ProcessLimits
+from arena.transport import DEFAULT_LIMITS, MAX_REPLY_BYTES, BotProcess, BotSpec, Isolation, ProcessLimits, TimeLimit
 
 from ._support import LIMITS, RELAXED, SANDBOX, TWO_POTS, caller, hostile, reports
 
@@ -64,7 +64,8 @@ async def test_a_memory_hog_is_killed_at_the_memory_limit(tmp_path: Path, isolat
 async def test_a_cpu_spinner_times_out_then_is_killed_at_its_cpu_time_limit(
         tmp_path: Path, isolation: Isolation) -> None:
     # Two seconds of CPU: its start-up (Python and gRPC) takes a fraction of one even on a slow core.
-    spinner = hostile("spinner", "cpu_spinner.py", isolation=isolation, limit=Limit(decision=0.2, start=10.0),
+    spinner = hostile("spinner", "cpu_spinner.py", isolation=isolation,
+                      limit=TimeLimit(decision_ms=200, start_ms=10_000),
                       process=ProcessLimits(cpu_seconds=2))
     # Enough pots for the limit to strike in play (it folds each at 0.2 s, and at once when dead).
     result = await play(tmp_path, spinner, isolation=isolation,
@@ -194,7 +195,7 @@ async def test_a_reply_over_the_size_limit_is_malformed(tmp_path: Path) -> None:
 async def test_a_reply_after_the_deadline_is_a_timeout_and_later_replies_count(tmp_path: Path) -> None:
     # Its late answer comes 0.2 s past the deadline, so its next call waits for it (the SDK answers
     # one call at a time) at most that long, well within the limit.
-    late = hostile("late", "late_replier.py", "0.7", limit=Limit(decision=0.5, start=10.0))
+    late = hostile("late", "late_replier.py", "0.7", limit=TimeLimit(decision_ms=500, start_ms=10_000))
     result = await play(tmp_path, late, isolation=SANDBOX)
     assert_caller_unharmed(result)
     seat = result.seats[1]

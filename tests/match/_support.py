@@ -13,7 +13,7 @@ from typing import Any
 from arena.engine import GEORGIAN, Event
 import pytest
 
-from arena.transport import BotProcess, BotSpec, Isolation, Limit, ProcessLimits
+from arena.transport import BotProcess, BotSpec, Isolation, ProcessLimits, TimeLimit
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -21,20 +21,20 @@ SAMPLE_BOTS = ROOT / "sample_bots"
 
 TWO_POTS = GEORGIAN.with_table(pots_per_session=2)
 """Short sessions: two ordinary pots."""
-FAST = Limit(decision=0.2, start=5.0)
+FAST = TimeLimit(decision_ms=200, start_ms=5000)
 """A short decision limit, so that a hanging bot costs 0.2 s per turn."""
-RELAXED = Limit(decision=3.0, start=10.0)
+RELAXED = TimeLimit(decision_ms=3000, start_ms=10_000)
 """Generous limits for bots that must not fault, even on a slow, busy machine."""
 
 
-def spec(name: str, script: str, *args: str, limit: Limit = FAST,
+def spec(name: str, script: str, *args: str, limit: TimeLimit = FAST,
              process: ProcessLimits = ProcessLimits(), isolation: Isolation = Isolation.NONE) -> BotSpec:
     """A bot from tests/match/bots, run by the interpreter running the tests."""
     return BotSpec(name=name, command=(sys.executable, str(BOTS / script), *args), limit=limit, process=process,
                    isolation=isolation)
 
 
-def sample_spec(name: str, script: str, *args: str, limit: Limit = FAST,
+def sample_spec(name: str, script: str, *args: str, limit: TimeLimit = FAST,
                 isolation: Isolation = Isolation.NONE) -> BotSpec:
     """A bot from sample_bots/."""
     return BotSpec(name=name, command=(sys.executable, str(SAMPLE_BOTS / script), *args), limit=limit,

@@ -16,7 +16,7 @@ from arena.engine import turn_view
 from arena.history import history_text
 from arena.match import SessionResult, run_session
 from arena.replay import replay_records
-from arena.transport import BotFault, BotSpec, Limit, open_bot
+from arena.transport import BotFault, BotSpec, TimeLimit, open_bot
 from arena.transport._convert import turn_request
 
 from ._support import RELAXED, TWO_POTS, records, sample_spec, seat_actions, spec
@@ -120,7 +120,7 @@ async def test_an_unreadable_answer_folds_the_bot(tmp_path: Path, mode: str) -> 
 
 
 async def test_a_bot_that_exits_at_start_folds_every_turn_with_its_exit_status_and_stderr(tmp_path: Path) -> None:
-    limit = Limit(decision=0.2, start=1.0)
+    limit = TimeLimit(decision_ms=200, start_ms=1000)
     result = await play(SHORT, [caller("a"), spec("exits", "exit_bot.py", limit=limit), caller("b")], tmp_path)
     actions = seat_actions(result.events, 1)
     assert len(actions) == 2
@@ -132,7 +132,7 @@ async def test_a_bot_that_exits_at_start_folds_every_turn_with_its_exit_status_a
 
 
 async def test_a_bot_that_never_becomes_ready_folds_every_turn_after_the_start_deadline(tmp_path: Path) -> None:
-    limit = Limit(decision=0.2, start=1.0)
+    limit = TimeLimit(decision_ms=200, start_ms=1000)
     result = await play(SHORT, [caller("a"), spec("never", "raw_bot.py", "--mode", "never-ready", limit=limit),
                                 caller("b")], tmp_path)
     actions = seat_actions(result.events, 1)
@@ -157,7 +157,7 @@ def _tied_shuffler(rules: Rules) -> Shuffler:
 async def test_a_faulty_bot_declines_its_svara_offer_with_the_fault_recorded(
         tmp_path: Path, faulty: tuple[str, ...], fault: str) -> None:
     rules = SHORT.with_table(pots_per_session=1, max_actions=6)
-    specs = [caller("a"), caller("b"), spec("faulty", *faulty, limit=Limit(decision=0.2, start=2.0))]
+    specs = [caller("a"), caller("b"), spec("faulty", *faulty, limit=TimeLimit(decision_ms=200, start_ms=2000))]
     result = await play(rules, specs, tmp_path, shuffler=_tied_shuffler(rules))
     history = records(result.events)
     reveal = next(record for record in history if record["event"] == "reveal")

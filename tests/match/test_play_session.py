@@ -9,13 +9,14 @@ from arena.engine import GEORGIAN
 from arena.history import history_text, write_history
 from arena.match import run_session
 from arena.replay import replay_file
-from arena.transport import BotSpec, Limit
+from arena.transport import BotSpec, TimeLimit
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _spec(name: str, script: str) -> BotSpec:
-    return BotSpec(name=name, command=(sys.executable, str(ROOT / "sample_bots" / script)), limit=Limit(decision=2.0))
+    return BotSpec(name=name, command=(sys.executable, str(ROOT / "sample_bots" / script)),
+                   limit=TimeLimit(decision_ms=2000))
 
 
 async def test_a_session_among_sample_bots_completes_and_replays(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from arena.engine import GEORGIAN, SessionState, turn_view
 from arena.match import run_session
-from arena.transport import BotFault, Limit, open_bot
+from arena.transport import BotFault, TimeLimit, open_bot
 from arena.transport._convert import turn_request
 
 from ._support import RELAXED, TWO_POTS, sample_spec, seat_actions, spec
@@ -17,7 +17,7 @@ SHORT = TWO_POTS.with_table(max_actions=12)
 async def test_a_slow_bot_lives_on_its_time_bank_until_it_runs_out(tmp_path: Path) -> None:
     # 0.3 s a decision against 0.1 s + a 0.5 s bank: the first two decisions draw 0.2 s each
     # from the bank, the third is allowed only the 0.1 s left on top of 0.1 s and times out.
-    limit = Limit(decision=0.1, time_bank=0.5, start=5.0)
+    limit = TimeLimit(decision_ms=100, time_bank_ms=500, start_ms=5000)
     specs = [sample_spec("call", "call_bot.py", limit=RELAXED),
              spec("slow", "faulty_bot.py", "--mode", "slow", "--seconds", "0.3", limit=limit)]
     result = await run_session(SHORT, specs, seed="bank", session_id="bank", log_dir=tmp_path / "logs")
@@ -43,7 +43,7 @@ async def test_a_slow_bot_lives_on_its_time_bank_until_it_runs_out(tmp_path: Pat
 async def test_a_decision_that_times_out_spends_the_rest_of_the_time_bank(tmp_path: Path) -> None:
     # 0.35 s against 0.1 s + a 0.2 s bank times out: the bot used the whole bank, so its next
     # 0.15 s decision has only the 0.1 s limit and times out too.
-    limit = Limit(decision=0.1, time_bank=0.2, start=5.0)
+    limit = TimeLimit(decision_ms=100, time_bank_ms=200, start_ms=5000)
     slow = spec("slow", "faulty_bot.py", "--mode", "slow", "--seconds", "0.35,0.15", limit=limit)
     request = turn_request(turn_view(SessionState(GEORGIAN, bots=["a", "b"], seed="bank")), session_id="bank")
     async with open_bot(slow, log_dir=tmp_path / "logs", socket_dir=tmp_path) as bot:

@@ -20,7 +20,7 @@ import trio
 
 from arena.engine import GEORGIAN
 from arena.match import run_session
-from arena.transport import BotSpec, Isolation, Limit
+from arena.transport import BotSpec, Isolation, TimeLimit
 
 
 def main() -> None:
@@ -28,7 +28,7 @@ def main() -> None:
     bot = Path(__file__).with_name("faulty_bot.py")
     isolation = Isolation(os.environ.get("SEKA_TEST_ISOLATION", "none"))
     tag = f"--tag=seka-test-{out.parent.name}-{out.name}"
-    specs = [BotSpec(name=f"seat{seat}", limit=Limit(decision=60.0), isolation=isolation,
+    specs = [BotSpec(name=f"seat{seat}", limit=TimeLimit(decision_ms=60_000), isolation=isolation,
                      command=(sys.executable, str(bot), "--mode", mode, tag, "--pid-file",
                               "stderr" if isolation is Isolation.SANDBOX else str(out / f"seat{seat}.pid")))
              for seat, mode in enumerate(sys.argv[2:])]
