@@ -7,8 +7,8 @@ from ._config import Format as Format
 from ._config import Limits as Limits
 from ._config import Participant as Participant
 from ._config import TournamentConfig as TournamentConfig
-from ._config import load_config as load_config
-from ._config import parse_config as parse_config
+from ._loader import load_config as load_config
+from ._loader import parse_config as parse_config
 from ._errors import ConfigProblem as ConfigProblem
 from ._errors import TournamentConfigError as TournamentConfigError
 from ._schedule import PlannedSession as PlannedSession

@@ -32,7 +32,8 @@ from ..match import SessionResult, run_session
 from ..ratings import SessionOutcome, Standing, standings
 from ..storage import SessionRecord, Store
 from ..transport import BotSpec, Isolation, ProcessLimits, TimeLimit, verify_isolation
-from ._config import Participant, TournamentConfig, load_config
+from ._config import Participant, TournamentConfig
+from ._loader import load_config
 from ._schedule import PlannedSession, commitment, plan
 
 RESAMPLES = 1000

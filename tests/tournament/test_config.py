@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from fractions import Fraction
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from arena.tournament import (
     Format,
     Isolation,
     Limits,
+    Participant,
+    TournamentConfig,
     TournamentConfigError,
     load_config,
     parse_config,
@@ -369,3 +372,65 @@ def test_the_demo_tournament_loads() -> None:
     for participant in config.participants:
         assert participant.command is not None and participant.command[0] == sys.executable
         assert participant.cwd == REPO
+
+
+# --- the types check their own rules, whoever builds them ------------------------------------------
+
+
+def test_a_hand_built_config_is_refused_with_every_problem() -> None:
+    bots = (Participant("a", address="h:1"), Participant("a", address="h:2"))
+    with pytest.raises(TournamentConfigError) as caught:
+        TournamentConfig(name="x y", participants=bots, table_size=3, format=Format.GAUNTLET, concurrency=0)
+    assert [str(problem) for problem in caught.value.problems] == [
+        "<config>: concurrency: must be a positive integer, not 0",
+        "<config>: name: must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit, not 'x y'",
+        "<config>: participants[1].name: duplicate name 'a' (also participants[0])",
+        "<config>: table_size: a table of 3 needs at least 3 participants, and there are 2",
+        "<config>: challenger: required with format: gauntlet: the name of the bot that meets the field",
+    ]
+
+
+def test_a_loaded_config_changed_by_hand_is_checked_again() -> None:
+    config = parse_config(GOOD)
+    with pytest.raises(TournamentConfigError, match=r"challenger: 'gamma' is not a participant"):
+        replace(config, format=Format.GAUNTLET, challenger="gamma")
+    with pytest.raises(TournamentConfigError, match=r"table_size: must be an integer from 2 to 6, not 9"):
+        replace(config, table_size=9)
+
+
+def test_hand_built_participants_and_limits_check_themselves(tmp_path: Path) -> None:
+    with pytest.raises(TournamentConfigError, match=r"participants\['a'\]: give a command .* not both"):
+        Participant("a", command=("bot",), address="h:1")
+    with pytest.raises(TournamentConfigError, match=r"participants\['a'\]: needs a command"):
+        Participant("a")
+    with pytest.raises(TournamentConfigError, match=r"participants\['a'\].cwd: only used with a command"):
+        Participant("a", address="h:1", cwd=tmp_path)
+    with pytest.raises(TournamentConfigError, match=r"participants\['a'\].address: must be 'host:port'"):
+        Participant("a", address="localhost")
+    with pytest.raises(TournamentConfigError, match=r"limits.time_bank_ms: must be a non-negative integer, not -1"):
+        Limits(time_bank_ms=-1)
+
+
+def test_an_absolute_program_that_does_not_exist_says_so(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere" / "bot"
+    text = f"name: x\nparticipants:\n  - name: a\n    command: {missing} --fast\n  - name: b\n    address: 'h:2'\n"
+    assert problems(tmp_path, text) == [f"F:4: participants[0].command: program {str(missing)!r} does not exist"]
+
+
+def test_a_relative_unix_socket_is_relative_to_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "t").mkdir()
+    path = tmp_path / "t" / "sockets.yaml"
+    path.write_text("name: x\nparticipants:\n  - {name: a, address: 'unix:run/a.sock'}\n"
+                    "  - {name: b, address: 'unix:/tmp/b.sock'}\n")
+    monkeypatch.chdir(tmp_path)  # anywhere but the file's folder
+    config = load_config(Path("t") / "sockets.yaml")
+    assert [participant.address for participant in config.participants] == [
+        f"unix:{tmp_path.resolve() / 't' / 'run' / 'a.sock'}", "unix:/tmp/b.sock"]
+
+
+def test_yaml_nested_20000_deep_is_a_clear_error(tmp_path: Path) -> None:
+    deep = "[" * 20_000 + "]" * 20_000
+    assert problems(tmp_path, f"name: x\nparticipants: {deep}\n") == [
+        "F:2: YAML nested more than 64 levels deep (a tournament file needs 4)"]
+    nested = "name: x\nparticipants:\n  - " + "{a: " * 20_000 + "1" + "}" * 20_000 + "\n"
+    assert problems(tmp_path, nested) == ["F:3: YAML nested more than 64 levels deep (a tournament file needs 4)"]
