@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 JS_BOT := sample_bots/js_bot
 
-.PHONY: demo test setup proto clean
+.PHONY: demo test bench setup proto clean
 
 demo: $(STAMP)
 	$(BIN)/seka-arena run tournaments/demo.yaml
@@ -16,6 +16,10 @@ test: $(STAMP) $(JS_BOT)/node_modules/.installed
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null)
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# The benchmark suite (docs/benchmarks.md), from this checkout: make bench ARGS="--quick --json bench.json"
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks $(ARGS)
 
 setup: $(STAMP)
 

@@ -260,21 +260,6 @@ def _sprt(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bench(args: argparse.Namespace) -> int:
-    """Measure the engine, the per-decision cost against raw grpcio, sessions in flight, and more.
-
-    Options: --quick (about a minute), --json FILE (keys documented in docs/benchmarks.md),
-    --only SECTION. Figures are reported beside a baseline measured in the same run.
-    Example: seka-arena bench --quick --json bench.json
-    """
-    from benchmarks.bench import main as bench_main
-
-    return bench_main([word for word in args.options if word != "--"])
-
-
-_PASSES_OPTIONS_ON = ("bench",)  # commands whose own options are parsed by the code they call
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="seka-arena", description="A tournament arena for Seka bots.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -334,11 +319,6 @@ def build_parser() -> argparse.ArgumentParser:
     _isolation_option(sprt)
     sprt.set_defaults(run=_sprt)
 
-    bench = commands.add_parser("bench", help="run the benchmarks", description=_bench.__doc__)
-    bench.add_argument("options", nargs=argparse.REMAINDER, help="--quick, --json FILE, --only SECTION")
-    bench.set_defaults(options=[])
-    bench.set_defaults(run=_bench)
-
     replay = commands.add_parser("replay", help="re-check a hand history against the rules", description=_replay.__doc__)
     replay.add_argument("history", help="a .jsonl hand history")
     replay.add_argument("--quiet", action="store_true", help="print only the verdict")
@@ -384,11 +364,7 @@ def _first(error: BaseException, kind: type[_E]) -> _E | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    if extra and args.command not in _PASSES_OPTIONS_ON:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    if extra:
-        args.options = [*extra, *args.options]
+    args = parser.parse_args(argv)
     try:
         return int(args.run(args))
     except BaseException as error:

@@ -40,17 +40,8 @@ from arena.transport import BotConnection, BotSpec, call_unary, open_bot
 from arena.transport._bot import _CHANNEL_OPTIONS
 from arena.transport._convert import action_from_reply, notice_for, turn_request
 
-from .bench import (
-    _DEADLINE,
-    _raw_concurrent,
-    _sessions_in_flight,
-    counting_rpcs,
-    decision_state,
-    inflight_specs,
-    open_bots,
-    open_tcp_bot,
-    python_bot,
-)
+from .common import DEADLINE, decision_state, open_bots, open_tcp_bot, python_bot
+from .inflight import counting_rpcs, inflight_specs, raw_concurrent, sessions_in_flight
 
 
 class KeepSpinning:
@@ -152,18 +143,18 @@ async def measure(connection: BotConnection, spinning: BotConnection, *, calls: 
     def sync(stub: Any) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
             for _ in range(calls):
-                stub.Act(payload, timeout=_DEADLINE)
+                stub.Act(payload, timeout=DEADLINE)
         return run
 
     def bridged(stub: Any, bridge: Callable[..., Awaitable[Any]]) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
             for _ in range(calls):
-                await bridge(stub.Act, payload, timeout=_DEADLINE)
+                await bridge(stub.Act, payload, timeout=DEADLINE)
         return run
 
     async def aio_bridged() -> None:
         for _ in range(calls):
-            await aio.call(aio_stub, "Act", payload, timeout=_DEADLINE)
+            await aio.call(aio_stub, "Act", payload, timeout=DEADLINE)
 
     async def decide_only() -> None:
         for _ in range(calls):
@@ -265,22 +256,22 @@ async def compare_inflight(inflight: int, rounds: int, window: float, *, profile
     with tempfile.TemporaryDirectory(prefix="seka-profile-") as directory:
         async with open_bots(inflight_specs(8), workdir=Path(directory)) as bots:
             payload = turn_request(turn_view(decision_state()), session_id="bench-inflight")
-            await _sessions_in_flight(bots, 4, warmup=0.2, window=0.5, tag="warm")
+            await sessions_in_flight(bots, 4, warmup=0.2, window=0.5, tag="warm")
             rows: dict[str, list[tuple[float, float, float]]] = {"raw": [], "arena": [], "arena + Watch": [],
                                                                  "arena over aio thread": []}
             aio = AioThread()
             threads: dict[str, dict[str, float]] = {}
             for number in range(rounds):
                 calls, cpu = await trio.to_thread.run_sync(
-                    _raw_concurrent, [bot.address for bot in bots], inflight, window, payload)
+                    raw_concurrent, [bot.address for bot in bots], inflight, window, payload)
                 rows["raw"].append((calls, calls, cpu))
                 for name in ("arena", "arena + Watch", "arena over aio thread"):
                     keeps = [KeepSpinning(bot._channel) for bot in bots] if name == "arena + Watch" else []
                     undo = [aio.use_for(bot) for bot in bots] if name == "arena over aio thread" else []
                     before = thread_cpu_seconds()
                     try:
-                        run = await _sessions_in_flight(bots, inflight, warmup=1.0, window=window,
-                                                        tag=f"{name}-{number}")
+                        run = await sessions_in_flight(bots, inflight, warmup=1.0, window=window,
+                                                       tag=f"{name}-{number}")
                         after = thread_cpu_seconds()  # before the spin threads held alive exit
                     finally:
                         for keep in keeps:
@@ -294,7 +285,7 @@ async def compare_inflight(inflight: int, rounds: int, window: float, *, profile
 
                 profiler = Profiler(interval=0.001, async_mode="disabled")
                 with profiler:
-                    await _sessions_in_flight(bots, inflight, warmup=1.0, window=window, tag="profile")
+                    await sessions_in_flight(bots, inflight, warmup=1.0, window=window, tag="profile")
                 print(f"==== profile: {inflight} sessions in flight as the arena runs them (trio thread)")
                 print(profiler.output_text(unicode=True, color=False, show_all=profile_all))
             aio.close()

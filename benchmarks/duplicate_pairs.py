@@ -15,7 +15,8 @@ from pathlib import Path
 
 import trio
 
-from .bench import duplicate_figures, duplicate_samples, open_bots, python_bot
+from .common import open_bots, python_bot
+from .duplicate import duplicate_figures, duplicate_samples
 
 # (name, script, arguments) of each side.
 PAIRS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [

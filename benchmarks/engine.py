@@ -1,6 +1,6 @@
 """Engine speed: resolved pots per second with in-process random policies, and hand evaluations per second.
 
-Run: .venv/bin/python -m benchmarks.engine [--seconds 3]
+Run: .venv/bin/python -m benchmarks.engine [--seconds 3]   (alone; the suite's `engine` section is `measure`)
 Figures are printed with a same-run baseline (a fixed pure-Python loop) because these machines are
 noisy: the ratio travels better than the raw number.
 """
@@ -12,9 +12,15 @@ import json
 import random
 import time
 from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import trio
 
 from arena.engine import DECK_36, GEORGIAN, GEORGIAN_EVALUATOR
 from arena.policies import RandomPolicy, play_in_process
+
+from .common import Sizes
 
 
 def engine_pots_per_second(seconds: float) -> tuple[float, int]:
@@ -52,6 +58,25 @@ def hand_evaluations_per_second(seconds: float) -> float:
             value(hand)
         count += len(hands)
     return count / elapsed
+
+
+def engine_figures(sizes: Sizes) -> dict[str, Any]:
+    pots_per_s, pots = engine_pots_per_second(sizes.engine_seconds)
+    evaluations_per_s = hand_evaluations_per_second(sizes.engine_seconds)
+    loops_per_s = calibration_loops_per_second(sizes.engine_seconds)
+    return {
+        "engine_pots_per_s": round(pots_per_s),
+        "engine_pots_played": pots,
+        "hand_evaluations_per_s": round(evaluations_per_s),
+        "baseline_loops_per_s": round(loops_per_s),
+        "pots_per_million_baseline_loops": round(pots_per_s / loops_per_s * 1e6, 1),
+        "evaluations_per_baseline_loop": round(evaluations_per_s / loops_per_s, 4),
+    }
+
+
+async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
+    """The suite's `engine` section, in a worker thread."""
+    return await trio.to_thread.run_sync(engine_figures, sizes)
 
 
 def main() -> None:

@@ -3,7 +3,7 @@
 Run: .venv/bin/pip install py-spy      (a sampling profiler; not a project dependency)
      .venv/bin/python -m benchmarks.gil_profile [--inflight 64] [--seconds 8] [--rate 200]
 
-Eight long-lived bots play `--inflight` sessions at a time, as `seka-arena bench` measures them.
+Eight long-lived bots play `--inflight` sessions at a time, as the suite's `inflight` section measures them.
 After a second of warm-up, py-spy samples this process for `--seconds`, keeping only the samples
 where a thread holds the GIL (`--gil`), while the sessions' RPCs are counted over the same window.
 Every sample of the trio thread is put in the part of the arena (or library) of the innermost
@@ -27,7 +27,8 @@ from typing import Any
 
 import trio
 
-from .bench import InflightRun, _sessions_in_flight, inflight_specs, open_bots
+from .common import open_bots
+from .inflight import InflightRun, inflight_specs, sessions_in_flight
 
 _PARTS = (  # (part, where its frames live), innermost match wins
     ("request and notice conversion", ("arena/transport/_convert.py", "arena/protocol.py")),
@@ -90,7 +91,7 @@ async def profile(py_spy: str, *, inflight: int, seconds: float, rate: float) ->
         async with open_bots(inflight_specs(8), workdir=Path(folder)) as bots:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(sample)
-                run.append(await _sessions_in_flight(bots, inflight, warmup=warmup, window=seconds, tag="gil"))
+                run.append(await sessions_in_flight(bots, inflight, warmup=warmup, window=seconds, tag="gil"))
         return summarise(raw, rate=rate, run=run[0], seconds=seconds)
 
 

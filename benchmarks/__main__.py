@@ -1,0 +1,203 @@
+"""The benchmark suite's runner: every section in turn, a table of figures, and the JSON file.
+
+Run from a checkout: .venv/bin/python -m benchmarks [--quick] [--json FILE] [--only SECTION]
+(or `make bench`). docs/benchmarks.md explains every figure and every key of the JSON file, and
+records the figures of a run with its machine. Each section is a module of this package with a
+`measure(sizes, workdir)` coroutine.
+
+Theory of operation: these machines are small and noisy, so nothing here is compared with a
+number from another day. Each figure that depends on the machine comes with its floor from the
+same run: the engine with a fixed pure-Python loop, the arena's decision with a bare grpcio
+blocking call to the same bot process, sessions in flight with bare concurrent calls to the same
+bot processes, a bot's start with the interpreter importing grpc. Where two things are compared,
+their rounds alternate and the median round is kept, so a burst of noise hits both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import grpc
+import trio
+
+from . import decisions, duplicate, engine, inflight, scaling, start, tournament
+from .common import FULL, QUICK, Sizes
+
+SECTIONS: dict[str, Callable[[Sizes, Path], Awaitable[dict[str, Any]]]] = {
+    "engine": engine.measure,
+    "decisions": decisions.measure,
+    "inflight": inflight.measure,
+    "start": start.measure,
+    "tournament": tournament.measure,
+    "scaling": scaling.measure,
+    "duplicate": duplicate.measure,
+}
+"""The sections in the order they run; `--only` picks some of them."""
+
+
+def machine() -> dict[str, Any]:
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"nproc": os.cpu_count(), "cpu_model": model, "python": platform.python_version(),
+            "platform": platform.platform(), "grpcio": grpc.__version__, "loadavg_at_start": os.getloadavg()[0]}
+
+
+# (key, label, unit, baseline key or None): the rows of the printed table, in order.
+_ROWS: list[tuple[str, str, str, str | None]] = [
+    ("engine_pots_per_s", "engine: resolved pots (3 seats, random, one core)", "/s", None),
+    ("hand_evaluations_per_s", "hand evaluations", "/s", None),
+    ("pots_per_million_baseline_loops", "engine pots per 1e6 baseline loops", "", None),
+    ("raw_call_us_unix", "raw grpcio sync Act call, unix", "µs", None),
+    ("bridge_call_us_unix", "trio bridge call_unary alone, unix", "µs", "raw_call_us_unix"),
+    ("arena_decision_us_unix", "arena decision (build, decide, check), unix", "µs", "raw_call_us_unix"),
+    ("raw_call_us_tcp", "raw grpcio sync Act call, TCP", "µs", None),
+    ("bridge_call_us_tcp", "trio bridge call_unary alone, TCP", "µs", "raw_call_us_tcp"),
+    ("arena_decision_us_tcp", "arena decision, TCP", "µs", "raw_call_us_tcp"),
+    ("raw_cpu_us_unix", "client CPU per raw call, unix", "µs", None),
+    ("arena_cpu_us_unix", "client CPU per arena decision, unix", "µs", "raw_cpu_us_unix"),
+    ("request_build_us", "building a TurnRequest from the view", "µs", None),
+    ("reply_check_us", "reply to action + verify", "µs", None),
+    ("sessions_per_s_inflight_1", "sessions/s, 1 in flight (8 bot processes)", "/s", None),
+    ("sessions_per_s_inflight_4", "sessions/s, 4 in flight", "/s", "sessions_per_s_inflight_1"),
+    ("sessions_per_s_inflight_16", "sessions/s, 16 in flight", "/s", "sessions_per_s_inflight_1"),
+    ("sessions_per_s_inflight_64", "sessions/s, 64 in flight", "/s", "sessions_per_s_inflight_1"),
+    ("raw_concurrent_calls_per_s_64", "raw: 64 threads of blocking Act calls", "/s", None),
+    ("decisions_per_s_inflight_64", "arena decisions/s, 64 in flight", "/s", "raw_concurrent_calls_per_s_64"),
+    ("rpcs_per_s_inflight_64", "arena RPCs/s (decisions + Hello + Notify), 64 in flight", "/s",
+     "raw_concurrent_calls_per_s_64"),
+    ("raw_concurrent_cpu_us_per_call_64", "arena-side CPU per raw call, 64 threads", "µs", None),
+    ("arena_cpu_us_per_rpc_64", "arena CPU per RPC, 64 sessions in flight", "µs", "raw_concurrent_cpu_us_per_call_64"),
+    ("raw_concurrent_bot_cpu_us_per_call_64", "bots' CPU per raw call, 64 threads", "µs", None),
+    ("bot_cpu_us_per_rpc_64", "bots' CPU per arena RPC, 64 sessions in flight", "µs",
+     "raw_concurrent_bot_cpu_us_per_call_64"),
+    ("raw_concurrent_machine_busy_64", "machine CPU busy, raw 64 threads (share of all cores)", "", None),
+    ("inflight_machine_busy_64", "machine CPU busy, 64 sessions in flight", "", None),
+    ("rpc_calls_per_decision", "RPCs per decision in sessions (Hello, Notify, Act, Svara)", "", None),
+    ("arena_memory_per_session_kib", "arena RSS per session in flight", "KiB", None),
+    ("python_import_grpc_ms", "python -c 'import grpc'", "ms", None),
+    ("bot_start_to_ready_ms", "Python bot launch to SERVING", "ms", "python_import_grpc_ms"),
+    ("bot_start_to_ready_ms_js", "JS bot launch to SERVING", "ms", "python_import_grpc_ms"),
+    ("tournament_sessions_per_min", "tournament sessions/min (bots launched per session)", "/min", None),
+    ("tournament_arena_cpu_ms_per_session", "arena CPU per tournament session", "ms", None),
+    ("tournament_bot_cpu_ms_per_session", "bot processes' CPU per tournament session (start included)", "ms",
+     "tournament_arena_cpu_ms_per_session"),
+    ("tournament_vs_longlived_ratio", "… ÷ sessions/min with 4 in flight on long-lived bots", "", None),
+    ("plan_seconds_bots_32", "plan(), 32 bots", "s", None),
+    ("ratings_seconds_bots_4", "standings, 4 bots, 12 sessions", "s", None),
+    ("ratings_seconds_bots_8", "standings, 8 bots, 56 sessions", "s", "ratings_seconds_bots_4"),
+    ("ratings_seconds_bots_16", "standings, 16 bots, 240 sessions", "s", "ratings_seconds_bots_4"),
+    ("ratings_seconds_bots_32", "standings, 32 bots, 992 sessions", "s", "ratings_seconds_bots_4"),
+    ("sessions_needed_independent", "sessions to separate the pair, independent deals", "", None),
+    ("sessions_needed_duplicate", "sessions to separate the pair, duplicate deals", "", "sessions_needed_independent"),
+]
+
+
+def _format(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float) and not value.is_integer() and abs(value) < 100:
+        return f"{value:,.3g}" if abs(value) < 1 else f"{value:,.1f}"
+    if isinstance(value, (int, float)):
+        return f"{value:,.0f}"
+    return str(value)
+
+
+def print_table(figures: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="seka-arena benchmarks" + (" (quick)" if figures.get("quick") else ""))
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    table.add_column("unit")
+    table.add_column("÷ same-run baseline", justify="right")
+    for key, label, unit, baseline in _ROWS:
+        if key not in figures:
+            continue
+        value = figures[key]
+        ratio = ""
+        if baseline is not None and value is not None and figures.get(baseline):
+            ratio = f"{value / figures[baseline]:.2f}"
+        table.add_row(label, _format(value), unit, ratio)
+    console = Console(width=max(110, Console().width))
+    console.print(table)
+    headline = [("decision_overhead_ratio", "decision overhead ratio (unix, arena ÷ raw; goal ≤ 1.25)"),
+                ("decision_overhead_ratio_tcp", "decision overhead ratio (TCP)"),
+                ("concurrency_efficiency_64", "concurrency efficiency at 64 in flight (goal ≥ 0.7)"),
+                ("duplicate_saving_ratio", f"duplicate-dealing saving ({figures.get('duplicate_pair')}; goal ≥ 2)")]
+    for key, label in headline:
+        if key in figures:
+            extra = ""
+            if key == "duplicate_saving_ratio" and figures.get("duplicate_saving_ratio_ci"):
+                low, high = figures["duplicate_saving_ratio_ci"]
+                extra = f"  (95% CI {low}–{high})"
+            value = figures[key]  # two decimals: a ratio against its goal
+            shown = f"{value:.2f}" if isinstance(value, float) else _format(value)
+            console.print(f"{label}: [bold]{shown}[/bold]{extra}")
+    if figures.get("inflight_faults"):
+        console.print(f"[red]faults during the in-flight runs: {figures['inflight_faults']}[/red]")
+
+
+async def run_all(sizes: Sizes, sections: Sequence[str], *, progress: Callable[[str], None]) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    seconds: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="seka-bench-") as directory:
+        workdir = Path(directory)
+        for section in sections:
+            progress(section)
+            begun = time.perf_counter()
+            figures |= await SECTIONS[section](sizes, workdir)
+            seconds[section] = round(time.perf_counter() - begun, 1)
+    if "tournament_sessions_per_min" in figures and "sessions_per_s_inflight_4" in figures:
+        # Same concurrency (4), same kind of Python bots: what launching bots per session costs.
+        figures["tournament_vs_longlived_ratio"] = round(
+            figures["tournament_sessions_per_min"] / 60 / figures["sessions_per_s_inflight_4"], 3)
+    figures["section_seconds"] = seconds
+    return figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the suite, print the table, and write the figures as JSON when asked."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller measurements: about a minute")
+    parser.add_argument("--json", metavar="FILE", help="also write every figure to FILE (keys: docs/benchmarks.md)")
+    parser.add_argument("--only", metavar="SECTION", action="append", choices=tuple(SECTIONS),
+                        help="run only this section (repeatable): " + ", ".join(SECTIONS))
+    args = parser.parse_args(argv)
+    sizes = QUICK if args.quick else FULL
+    sections = args.only or list(SECTIONS)
+    started = time.perf_counter()
+    figures: dict[str, Any] = {"schema": 1, "quick": args.quick, "machine": machine(),
+                               "command": " ".join([parser.prog, *(argv if argv is not None else sys.argv[1:])])}
+
+    def progress(section: str) -> None:
+        print(f"[{time.perf_counter() - started:6.1f}s] {section} ...", file=sys.stderr, flush=True)
+
+    figures |= trio.run(functools.partial(run_all, sizes, sections, progress=progress))
+    figures["total_seconds"] = round(time.perf_counter() - started, 1)
+    figures["machine"]["loadavg_at_end"] = os.getloadavg()[0]
+    print_table(figures)
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

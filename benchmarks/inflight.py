@@ -1,0 +1,256 @@
+"""Sessions in flight on long-lived bots (1 to 64 at a time) against raw concurrent calls, and memory per session."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import trio
+
+from arena._proto.seka.v1 import seka_pb2 as pb
+from arena._proto.seka.v1 import seka_pb2_grpc as pb_grpc
+from arena.engine import GEORGIAN, turn_view
+from arena.match import play_session
+from arena.transport import BotConnection, BotSpec, Telemetry
+from arena.transport._convert import turn_request
+
+from .common import DEADLINE, Sizes, decision_state, open_bots, python_bot
+
+
+def rss_kib() -> int:
+    """This process's resident set size in KiB (VmRSS)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def _pair(index: int, bots: int) -> tuple[int, int]:
+    """The two bots of the index-th session slot: neighbours first, then every other distance."""
+    first = index % bots
+    return first, (first + 1 + (index // bots) % (bots - 1)) % bots
+
+
+def machine_jiffies() -> tuple[int, int]:
+    """(busy, all) CPU time of the whole machine so far, in clock ticks, from /proc/stat."""
+    ticks = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return sum(ticks) - ticks[3] - ticks[4], sum(ticks)  # idle and iowait are not busy
+
+
+def processes_cpu(bots: Sequence[BotConnection]) -> float:
+    """CPU seconds used so far by the bots' processes (all their threads)."""
+    total = 0
+    for bot in bots:
+        if bot.process is not None:
+            with contextlib.suppress(FileNotFoundError):
+                fields = Path(f"/proc/{bot.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def machine_and_bots_cpu(bots: Sequence[BotConnection]) -> Iterator[dict[str, float]]:
+    """On exit: the share of the machine's CPU that was busy meanwhile, and the bots' CPU seconds."""
+    measured: dict[str, float] = {}
+    busy, every = machine_jiffies()
+    bots_cpu = processes_cpu(bots)
+    yield measured
+    busy_after, every_after = machine_jiffies()
+    measured["machine_busy"] = (busy_after - busy) / max(every_after - every, 1)
+    measured["bots_cpu_s"] = processes_cpu(bots) - bots_cpu
+
+
+@dataclass
+class InflightRun:
+    sessions_per_s: float
+    decisions_per_s: float
+    rpcs_per_s: float
+    cpu_us_per_rpc: float
+    rss_peak_kib: int
+    faults: int
+    bot_cpu_us_per_rpc: float
+    machine_busy: float
+
+
+async def sessions_in_flight(bots: Sequence[BotConnection], inflight: int, *, warmup: float, window: float,
+                             tag: str) -> InflightRun:
+    """`inflight` sessions at all times on the open bots; counted over `window` after `warmup`."""
+    for bot in bots:
+        bot.telemetry = Telemetry()  # its latency lists would otherwise grow through the whole run
+    measuring = False
+    finished = 0
+    faults = 0
+
+    async def slot(index: int) -> None:
+        nonlocal finished, faults
+        first, second = _pair(index, len(bots))
+        number = 0
+        while True:
+            seating = [bots[first], bots[second]] if number % 2 == 0 else [bots[second], bots[first]]
+            name = f"{tag}-{index}-{number}"
+            result = await play_session(GEORGIAN, seating, seed=name, session_id=name)
+            number += 1
+            if measuring:
+                finished += 1
+                faults += sum(sum(seat.telemetry["faults"].values()) for seat in result.seats)
+
+    peak = 0
+    with counting_rpcs(bots) as counts:
+        async with trio.open_nursery() as nursery:
+            for index in range(inflight):
+                nursery.start_soon(slot, index)
+            await trio.sleep(warmup)
+            with machine_and_bots_cpu(bots) as machine:
+                before, start, cpu = dict(counts), time.perf_counter(), time.process_time()
+                measuring = True
+                while (elapsed := time.perf_counter() - start) < window:
+                    peak = max(peak, rss_kib())
+                    await trio.sleep(min(0.05, window - elapsed))
+                counted, after, cpu = finished, dict(counts), time.process_time() - cpu
+                measuring = False
+            nursery.cancel_scope.cancel()
+    rpcs = max(after["rpcs"] - before["rpcs"], 1)
+    return InflightRun(counted / elapsed, (after["decisions"] - before["decisions"]) / elapsed, rpcs / elapsed,
+                       cpu / rpcs * 1e6, peak, faults, machine["bots_cpu_s"] / rpcs * 1e6, machine["machine_busy"])
+
+
+def raw_concurrent(addresses: Sequence[str], callers: int, seconds: float,
+                   payload: pb.TurnRequest) -> tuple[float, float]:
+    """Calls per second of `callers` threads making blocking Act calls, spread like the sessions,
+    and this process's CPU microseconds per call."""
+    channels = [grpc.insecure_channel(address) for address in addresses]
+    stubs = [pb_grpc.SekaBotStub(channel) for channel in channels]
+    for stub in stubs:
+        stub.Act(payload, timeout=DEADLINE)
+    counts = [0] * callers
+    barrier = threading.Barrier(callers + 1)
+    stop = threading.Event()
+
+    def caller(index: int) -> None:
+        first, second = _pair(index, len(stubs))
+        pair = (stubs[first].Act, stubs[second].Act)
+        barrier.wait()
+        count = 0
+        while not stop.is_set():
+            pair[count % 2](payload, timeout=DEADLINE)
+            count += 1
+        counts[index] = count
+
+    threads = [threading.Thread(target=caller, args=(index,), daemon=True) for index in range(callers)]
+    for thread in threads:
+        thread.start()
+    barrier.wait()
+    start, cpu = time.perf_counter(), time.process_time()
+    time.sleep(seconds)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    for channel in channels:
+        channel.close()
+    # Calls that finish just after `stop` are counted over a slightly short window: at ~1 ms per
+    # call and seconds of window, under a tenth of a percent.
+    return sum(counts) / elapsed, cpu / sum(counts) * 1e6
+
+
+@contextmanager
+def counting_rpcs(bots: Sequence[BotConnection]) -> Iterator[dict[str, int]]:
+    """Count every RPC (Hello, Notify, Act, Svara) and every decision (Act, Svara) on the connections.
+
+    The wrappers cost one extra coroutine call per RPC, about a microsecond against ~1 ms calls.
+    """
+    counts = {"rpcs": 0, "decisions": 0}
+    for bot in bots:
+        call, decide = bot.call, bot.decide
+
+        async def counted_call(method: str, request: Any, _call: Callable[..., Any] = call) -> Any:
+            counts["rpcs"] += 1
+            return await _call(method, request)
+
+        async def counted_decide(method: str, request: Any, _decide: Callable[..., Any] = decide) -> Any:
+            counts["rpcs"] += 1
+            counts["decisions"] += 1
+            return await _decide(method, request)
+
+        bot.call, bot.decide = counted_call, counted_decide  # type: ignore[method-assign]
+    try:
+        yield counts
+    finally:
+        for bot in bots:
+            del bot.call, bot.decide  # back to the class's methods
+
+
+def inflight_specs(count: int) -> list[BotSpec]:
+    """Threshold and minimal bots, alternately: they answer at once, like the call bot, but end
+    their deals (two call bots run every deal to the action cap, ~1,600 ever longer requests)."""
+    return [python_bot(f"threshold{index}", "threshold_bot.py") if index % 2 == 0
+            else python_bot(f"minimal{index}", "minimal_bot.py") for index in range(count)]
+
+
+async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
+    """The suite's `inflight` section (memory included): 1, 4, 16 and 64 sessions in flight on 8 bots."""
+    specs = inflight_specs(sizes.inflight_bots)
+    figures: dict[str, Any] = {}
+    async with open_bots(specs, workdir=workdir) as bots:
+        payload = turn_request(turn_view(decision_state()), session_id="bench-inflight")
+        await sessions_in_flight(bots, 4, warmup=0.2, window=0.5, tag="warm")  # threads, caches, channels
+        idle = rss_kib()
+        faults = 0
+        peak_64 = idle
+        decisions_64: list[float] = []
+        rpcs_64: list[float] = []
+        for inflight in sizes.inflight:
+            runs: list[InflightRun] = []
+            raws: list[tuple[float, float]] = []
+            raw_machines: list[dict[str, float]] = []
+            rounds = sizes.efficiency_rounds if inflight == 64 else 1
+            for _ in range(rounds):
+                if inflight == 64:
+                    # Measured around the whole raw run: its set-up (64 threads, 8 channels, one
+                    # call each) adds a few milliseconds to windows of seconds.
+                    with machine_and_bots_cpu(bots) as raw_machine:
+                        raws.append(await trio.to_thread.run_sync(
+                            raw_concurrent, [bot.address for bot in bots], 64, sizes.raw_window, payload))
+                    raw_machine["bot_cpu_us_per_call"] = (raw_machine["bots_cpu_s"] / (raws[-1][0] * sizes.raw_window)
+                                                          * 1e6)
+                    raw_machines.append(raw_machine)
+                runs.append(await sessions_in_flight(bots, inflight, warmup=sizes.inflight_warmup,
+                                                     window=sizes.inflight_window, tag=f"n{inflight}"))
+            faults += sum(run.faults for run in runs)
+            figures[f"sessions_per_s_inflight_{inflight}"] = round(statistics.median(r.sessions_per_s for r in runs), 2)
+            figures[f"decisions_per_s_inflight_{inflight}"] = round(statistics.median(r.decisions_per_s for r in runs))
+            figures[f"rpcs_per_s_inflight_{inflight}"] = round(statistics.median(r.rpcs_per_s for r in runs))
+            if inflight == 64:
+                peak_64 = max(run.rss_peak_kib for run in runs)
+                decisions_64 = [run.decisions_per_s for run in runs]
+                rpcs_64 = [run.rpcs_per_s for run in runs]
+                figures["raw_concurrent_calls_per_s_64"] = round(statistics.median(raw[0] for raw in raws))
+                figures["raw_concurrent_cpu_us_per_call_64"] = round(statistics.median(raw[1] for raw in raws), 1)
+                figures["arena_cpu_us_per_rpc_64"] = round(statistics.median(run.cpu_us_per_rpc for run in runs), 1)
+                figures["raw_concurrent_bot_cpu_us_per_call_64"] = round(
+                    statistics.median(machine["bot_cpu_us_per_call"] for machine in raw_machines), 1)
+                figures["bot_cpu_us_per_rpc_64"] = round(statistics.median(run.bot_cpu_us_per_rpc for run in runs), 1)
+                figures["raw_concurrent_machine_busy_64"] = round(
+                    statistics.median(machine["machine_busy"] for machine in raw_machines), 3)
+                figures["inflight_machine_busy_64"] = round(statistics.median(run.machine_busy for run in runs), 3)
+        if decisions_64:
+            figures["concurrency_efficiency_64"] = round(
+                statistics.median(decisions_64) / figures["raw_concurrent_calls_per_s_64"], 3)
+            figures["rpc_efficiency_64"] = round(
+                statistics.median(rpcs_64) / figures["raw_concurrent_calls_per_s_64"], 3)
+            figures["rpc_calls_per_decision"] = round(statistics.median(rpcs_64) / statistics.median(decisions_64), 2)
+            figures["arena_memory_per_session_kib"] = round((peak_64 - idle) / 64, 1)
+        figures["arena_rss_idle_kib"] = idle
+        figures["arena_rss_inflight_64_kib"] = peak_64
+        figures["inflight_faults"] = faults
+    return figures
