@@ -118,20 +118,31 @@ class TournamentRunner:
                      for kinds in (record.faults or {}).values())
         on_progress(Progress(finished, len(self.plan), faults, None))
         limiter = trio.Semaphore(self.config.concurrency)
+        # The deal seeds in play. Two sessions that share one (the mirrors of a duplicate block) are
+        # never played at the same time: copies of one bot in both could tell each other the cards
+        # through whatever the machine shares between sandboxes (see docs/isolation.md).
+        dealing: set[str] = set()
+        ended = trio.lowlevel.ParkingLot()
 
         async def play(record: SessionRecord) -> None:
             nonlocal finished, faults
             try:
                 result = await self._play(record)
             finally:
+                dealing.discard(record.seed)
                 limiter.release()
+                ended.unpark_all()
             finished += 1
             faults += sum(sum(kinds.values()) for kinds in _faults_by_bot(result).values())
             on_progress(Progress(finished, len(self.plan), faults, self.store.session(record.id)))
 
         async with trio.open_nursery() as sessions:
-            for record in todo:  # started in plan order, at most `concurrency` at a time
+            while todo:  # in plan order, at most `concurrency` at a time, one per deal seed
                 await limiter.acquire()
+                while (record := next((record for record in todo if record.seed not in dealing), None)) is None:
+                    await ended.park()
+                todo.remove(record)
+                dealing.add(record.seed)
                 sessions.start_soon(play, record)
         return finished == len(self.plan)
 

@@ -26,7 +26,7 @@ from ..engine import ArenaError, Fault
 from ..protocol import ADDRESS_ENV
 from ._bridge import call_unary
 from ._process import BotProcess
-from ._sandbox import NOBODY, Isolation, ProcessLimits, sandbox_env, seal_socket_folder
+from ._sandbox import Isolation, ProcessLimits, sandbox_env, seal_socket_folder
 
 LOGGER = logging.getLogger(__name__)
 
@@ -343,7 +343,6 @@ async def open_bot(spec: BotSpec, *, log_dir: Path, socket_dir: Path) -> AsyncIt
                 private = Path(tempfile.mkdtemp(prefix=f"{spec.name[:12]}-", dir=socket_dir))
                 address = f"unix:{private / _SOCKET}"
                 if spec.isolation is Isolation.SANDBOX:
-                    os.chown(private, NOBODY, NOBODY)  # uid 65534 in the sandbox creates the socket
                     env = sandbox_env(spec.env, address_env=ADDRESS_ENV, address=address)
                 else:
                     env = {**os.environ, **spec.env, ADDRESS_ENV: address}

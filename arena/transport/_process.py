@@ -25,7 +25,7 @@ from pathlib import Path
 
 import trio
 
-from ._sandbox import Cgroup, Isolation, ProcessLimits, rlimit_options, sandbox_argv
+from ._sandbox import Cgroup, Isolation, ProcessLimits, UidLease, rlimit_options, sandbox_argv
 from ._seccomp import filter_fd
 
 LOGGER = logging.getLogger(__name__)
@@ -75,7 +75,8 @@ class BotProcess:
     """A launched bot. Create it with `BotProcess.launch` inside a nursery that drains its output."""
 
     def __init__(self, popen: subprocess.Popen[bytes], log_dir: Path, name: str, limits: ProcessLimits, *,
-                 isolation: Isolation = Isolation.NONE, cgroup: Cgroup | None = None) -> None:
+                 isolation: Isolation = Isolation.NONE, cgroup: Cgroup | None = None,
+                 uid: UidLease | None = None) -> None:
         self._popen = popen
         self.pid = popen.pid
         self.name = name
@@ -84,6 +85,8 @@ class BotProcess:
         self.isolation = isolation
         self.cgroup = cgroup
         """The bot's control group (None under isolation `none`), removed once the bot is stopped."""
+        self.uid = uid
+        """The uid of a sandboxed bot, its own while it runs, given back once it is stopped."""
         self.stdout_log = log_dir / f"{name}.stdout.log"
         self.stderr_log = log_dir / f"{name}.stderr.log"
         self._stderr_tail: deque[bytes] = deque(maxlen=20)
@@ -101,8 +104,9 @@ class BotProcess:
                private: Sequence[Path] = ()) -> BotProcess:
         """Start the bot from the calling (trio) thread; see the module docstring for why.
 
-        Under `sandbox`, `writable` is the bot's socket folder (required), `env` its whole
-        environment (see `sandbox_env`), and a bot folder that would show a `private` one is refused.
+        Under `sandbox`, the bot runs as a uid of its own (see `UidLease`), `writable` is its socket
+        folder (required; it passes to that uid), `env` its whole environment (see `sandbox_env`),
+        and a bot folder that would show a `private` one is refused.
 
         Raises:
             SandboxError: the machine cannot provide `isolation`, or the sandbox cannot be built.
@@ -111,27 +115,32 @@ class BotProcess:
         limits = limits.effective(isolation)
         command = list(argv)
         seccomp_fd = filter_fd() if isolation is Isolation.SANDBOX else None
+        uid = None
+        cgroup = None
         try:
             if isolation is Isolation.SANDBOX:
                 assert writable is not None, "a sandboxed bot needs its socket folder"
-                command = sandbox_argv(argv, cwd=Path(cwd or os.getcwd()), env=env or {}, writable=writable,
-                                       private=[log_dir, *private], seccomp_fd=seccomp_fd)
+                uid = UidLease.take()
+                os.chown(writable, uid.uid, uid.uid)  # where the bot creates its socket
+                command = sandbox_argv(argv, uid=uid.uid, cwd=Path(cwd or os.getcwd()), env=env or {},
+                                       writable=writable, private=[log_dir, *private], seccomp_fd=seccomp_fd)
             cgroup = Cgroup.create(name, limits) if isolation is not Isolation.NONE else None
-            try:
-                popen = subprocess.Popen(
-                    [*launch_prefix(limits, cgroup=cgroup), *command], cwd=cwd,
-                    env=dict(env) if env is not None else None, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE, start_new_session=True, pass_fds=() if seccomp_fd is None else (seccomp_fd,),
-                )
-            except BaseException:
-                if cgroup is not None:
-                    cgroup.discard()
-                raise
+            popen = subprocess.Popen(
+                [*launch_prefix(limits, cgroup=cgroup), *command], cwd=cwd,
+                env=dict(env) if env is not None else None, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True, pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+            )
+        except BaseException:
+            if cgroup is not None:
+                cgroup.discard()
+            if uid is not None:
+                uid.release()
+            raise
         finally:
             if seccomp_fd is not None:
                 os.close(seccomp_fd)
         LOGGER.debug("launched %s as pid %d (isolation %s): %s", name, popen.pid, isolation.value, command)
-        return cls(popen, log_dir, name, limits, isolation=isolation, cgroup=cgroup)
+        return cls(popen, log_dir, name, limits, isolation=isolation, cgroup=cgroup, uid=uid)
 
     def exit_description(self) -> str:
         """How the bot ended (`killed by SIGKILL`, `exit status 1`) and any limit it ran into."""
@@ -213,6 +222,8 @@ class BotProcess:
             returncode = await self.wait()
             if self.cgroup is not None:  # and whatever left the group, under `limits` and `sandbox`
                 await self.cgroup.close()
+            if self.uid is not None and not (self.cgroup is not None and self.cgroup.pids()):
+                self.uid.release()  # kept for as long as a process of the bot may be alive
         self._draining.deadline = min(self._draining.deadline, trio.current_time() + _DRAIN_GRACE)
         os.close(self._pidfd)
         for pipe in (self._popen.stdout, self._popen.stderr):

@@ -6,7 +6,7 @@ and then exec-ing the next, so the arena never forks its own interpreter (see `_
     setpriv --pdeathsig KILL          the bot dies with the arena            (every level)
     sh -c 'echo $$ > .../cgroup.procs' joins the bot's control groups        (limits, sandbox)
     prlimit --cpu --nofile --fsize    per-process resource limits             (as configured / defaults)
-    bwrap ... setpriv --reuid 65534   namespaces, private file system, uid    (sandbox)
+    bwrap ... setpriv --reuid UID     namespaces, private file system, uid    (sandbox)
     the bot's own command
 
 A control group per bot (memory, pids and, when available, cpu) bounds what it and everything it
@@ -15,7 +15,8 @@ whatever process group or session it moved to. cgroup v1 (one hierarchy per cont
 (the unified hierarchy) are both supported; the groups are created as children of the arena's own
 groups, so they stay inside whatever limits the arena itself runs under.
 
-The sandbox runs the bot as uid 65534 in new pid, network, IPC, UTS and cgroup namespaces, on an
+The sandbox runs the bot as a uid of its own (`UidLease`: per-user kernel counts are not shared
+with any other bot) in new pid, network, IPC, UTS and cgroup namespaces, on an
 empty root file system where only these are visible: the system directories, Python and the
 virtual environment, and the `arena` package and `protos/` (all read-only), the folders of the
 files named in the bot's command (read-only), its own socket folder (writable) and a private /tmp.
@@ -25,13 +26,18 @@ from __future__ import annotations
 
 import enum
 import errno
+import fcntl
+import grp
 import itertools
 import logging
 import os
+import pwd
 import re
+import secrets
 import shlex
 import shutil
 import signal
+import stat
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -45,7 +51,7 @@ from ..engine import ArenaError
 LOGGER = logging.getLogger(__name__)
 
 NOBODY = 65534
-"""The uid and gid a sandboxed bot runs as."""
+"""The `nobody` uid; the uids of sandboxed bots lie above it."""
 
 _CGROUP_PREFIX = "seka-arena"
 _CGROUP_NAME = re.compile(rf"{_CGROUP_PREFIX}-(\d+)-\d+-")
@@ -67,7 +73,7 @@ class Isolation(enum.Enum):
     """Resource limits, with defaults for those not configured, and a control group per bot that
     bounds memory, processes and CPU share and lets the arena kill everything the bot started."""
     SANDBOX = "sandbox"
-    """`limits` plus bubblewrap: uid 65534, no network, its own pid namespace, a private file
+    """`limits` plus bubblewrap: a uid of its own, no network, its own pid namespace, a private file
     system holding only what the bot needs to run."""
 
 
@@ -189,7 +195,7 @@ def _placement() -> tuple[tuple[_Hierarchy, frozenset[str]], ...]:
     """Which hierarchy serves which of memory, pids and cpu; SandboxError without memory and pids."""
     if os.geteuid() != 0:
         raise SandboxError("isolation `limits` and `sandbox` need the arena to run as root "
-                           "(to create control groups and switch the bot to uid 65534)")
+                           "(to create control groups and switch the bot to a uid of its own)")
     try:
         hierarchies = _hierarchies()
     except OSError as error:
@@ -251,6 +257,10 @@ def isolation_problem(isolation: Isolation) -> str | None:
     except SandboxError as error:
         return str(error)
     if isolation is Isolation.SANDBOX:
+        try:
+            sandbox_uids()
+        except SandboxError as error:
+            return str(error)
         for program, package in (("bwrap", "bubblewrap"), ("setpriv", "util-linux"), ("prlimit", "util-linux")):
             if shutil.which(program) is None:
                 return f"isolation `sandbox` needs `{program}` on PATH (install the {package} package)"
@@ -462,6 +472,142 @@ def remove_stale_cgroups() -> list[Path]:
     return removed
 
 
+# ---------------------------------------------------------------- a uid per sandboxed bot
+
+
+UIDS_ENV = "SEKA_ARENA_UIDS"
+"""The environment variable naming the uids sandboxed bots run as, `FIRST-LAST` (inclusive)."""
+DEFAULT_UIDS = range(2_000_000_000, 2_000_065_536)
+"""Far above every user and container range a distribution hands out (0x77359400: in the range
+systemd leaves unused), and below 2^31, which some tools read as a signed number."""
+_UID_LOCKS = Path("/run/seka-arena/uids")
+
+
+def sandbox_uids() -> range:
+    """The uids reserved for sandboxed bots: `$SEKA_ARENA_UIDS` (`FIRST-LAST`), else `DEFAULT_UIDS`.
+
+    Raises:
+        SandboxError: the variable is malformed, or names a range that holds an ordinary user's
+            uid or that this process's user namespace does not map.
+    """
+    text = os.environ.get(UIDS_ENV, "").strip()
+    if not text:
+        uids = DEFAULT_UIDS
+    else:
+        first, dash, last = text.partition("-")
+        if not (dash and first.strip().isdigit() and last.strip().isdigit()):
+            raise SandboxError(f"{UIDS_ENV} names uids as FIRST-LAST (like 2000000000-2000065535), not {text!r}")
+        uids = range(int(first), int(last) + 1)
+    if not uids or uids.start <= NOBODY or uids.stop > 2**31:
+        raise SandboxError(f"{UIDS_ENV}: the uids of sandboxed bots must lie above {NOBODY} and below 2^31, "
+                           f"not {uids.start}-{uids.stop - 1}")
+    if not _mapped(uids):
+        raise SandboxError(f"the uids {uids.start}-{uids.stop - 1} for sandboxed bots are not mapped in this user "
+                           f"namespace (/proc/self/uid_map): set {UIDS_ENV} to a range that is")
+    return uids
+
+
+def _mapped(uids: range) -> bool:
+    try:
+        lines = Path("/proc/self/uid_map").read_text().splitlines()
+    except OSError:
+        return True  # no user namespaces: every uid exists
+    for line in lines:
+        inside, _, count = (int(field) for field in line.split())
+        if inside <= uids.start and uids.stop <= inside + count:
+            return True
+    return False
+
+
+def _uids_running() -> set[int]:
+    """Every uid (real, effective, saved, file system) of a live process."""
+    found: set[int] = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                status = Path(f"/proc/{entry}/status").read_text()
+            except OSError:
+                continue
+            for line in status.splitlines():
+                if line.startswith("Uid:"):
+                    found.update(int(field) for field in line.split()[1:])
+                    break
+    return found
+
+
+def _has_account(uid: int) -> bool:
+    for lookup in (pwd.getpwuid, grp.getgrgid):
+        try:
+            lookup(uid)
+            return True
+        except KeyError:
+            pass
+    return False
+
+
+class UidLease:
+    """One uid of `sandbox_uids` held for one bot, free of any account and process when taken.
+
+    The lease is an exclusive lock on a file named after the uid, so arenas running side by side
+    never hand out the same one, and one killed with SIGKILL frees its uids as it dies.
+    """
+
+    _cursor = secrets.randbelow(1 << 16)
+    """Where the next search starts: past the last uid taken, so that none is handed out again at once."""
+
+    def __init__(self, uid: int, fd: int, path: Path) -> None:
+        self.uid = uid
+        self._fd: int | None = fd
+        self._path = path
+
+    @classmethod
+    def take(cls) -> UidLease:
+        """The first free uid of the range after the last one this arena took.
+
+        Raises:
+            SandboxError: no free uid is left in the range, or the lock folder is unsafe.
+        """
+        uids = sandbox_uids()
+        folder = _lock_folder()
+        running = _uids_running()
+        for offset in range(len(uids)):
+            position = (UidLease._cursor + offset) % len(uids)
+            uid = uids[position]
+            if uid in running or _has_account(uid):
+                continue
+            path = folder / str(uid)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                # The file may have been removed by a lease released meanwhile: then it is not the lock.
+                if os.fstat(fd).st_ino == os.stat(path, follow_symlinks=False).st_ino:
+                    UidLease._cursor = position + 1
+                    return cls(uid, fd, path)
+            except OSError:
+                pass
+            os.close(fd)
+        raise SandboxError(f"no free uid left for a sandboxed bot in {uids.start}-{uids.stop - 1} (each bot in flight "
+                           f"takes one): widen {UIDS_ENV}")
+
+    def release(self) -> None:
+        """Give the uid back (once the bot's processes are all gone)."""
+        if self._fd is not None:
+            self._path.unlink(missing_ok=True)  # before the lock goes: see `take`
+            os.close(self._fd)
+            self._fd = None
+
+
+def _lock_folder() -> Path:
+    try:
+        _UID_LOCKS.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.stat(_UID_LOCKS, follow_symlinks=False)
+    except OSError as error:
+        raise SandboxError(f"cannot make the folder of uid locks {_UID_LOCKS}: {error.strerror}") from None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise SandboxError(f"{_UID_LOCKS} must be a folder of the arena's user that no one else may write to")
+    return _UID_LOCKS
+
+
 # ---------------------------------------------------------------- the sandbox
 
 
@@ -520,7 +666,7 @@ def seal_socket_folder(folder: Path, socket: Path) -> None:
     """Take a sandboxed bot's socket folder back once the bot listens: it can create nothing more
     on the host.
 
-    The folder passes to the arena's user (the bot, uid 65534, needed it only to create its
+    The folder passes to the arena's user (the bot, as its own uid, needed it only to create its
     socket), and everything in it but the socket is removed; folders of the bot's are closed to
     it first, so that it cannot keep filling one while it goes. What is left to it is writing
     into files it still holds open, each capped by `file_size_mb`.
@@ -542,12 +688,13 @@ def seal_socket_folder(folder: Path, socket: Path) -> None:
                 break
 
 
-def sandbox_argv(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], writable: Path,
+def sandbox_argv(argv: Sequence[str], *, uid: int, cwd: Path, env: Mapping[str, str], writable: Path,
                  private: Sequence[Path] = (), seccomp_fd: int | None = None) -> list[str]:
-    """The bubblewrap command that runs `argv` as uid 65534 in the sandbox.
+    """The bubblewrap command that runs `argv` as `uid` (and as the group of that number) in the sandbox.
 
     Args:
         argv: the bot's command.
+        uid: the bot's own uid (see `UidLease`).
         cwd: its folder (created empty in the sandbox when nothing visible holds it).
         env: its environment (only PATH is read here, to find the program).
         writable: its socket folder, the one place it may write outside its private /tmp.
@@ -569,7 +716,7 @@ def sandbox_argv(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], writ
     made: set[Path] = set()
 
     def ensure_parents(path: Path) -> None:
-        # bubblewrap makes missing mount points private (0700), which uid 65534 could not cross.
+        # bubblewrap makes missing mount points private (0700), which the bot's uid could not cross.
         for parent in reversed(path.parents):
             if parent == Path("/") or parent in made or _covered(parent, readonly):
                 continue
@@ -599,6 +746,6 @@ def sandbox_argv(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], writ
     if seccomp_fd is not None:
         command += ["--seccomp", str(seccomp_fd)]
     command += ["--chdir", str(cwd), "--",
-                "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--inh-caps=-all",
+                "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
                 "--bounding-set=-all", "--"]
     return [bwrap, *command, *argv]

@@ -9,11 +9,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+import trio
 
 from arena.cli import main
+from arena.match import SessionResult, run_session
 from arena.replay import replay_file
+from arena.tournament import TournamentRunner, _runner, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -189,3 +193,33 @@ def test_a_crashed_bot_is_restarted_for_its_next_session_unless_configured_not_t
     logs = tmp_path / "results" / "crashing" / "logs"
     launched = [session for session, _ in rows if (logs / session / "crasher.stderr.log").exists()]
     assert launched == ([session for session, _ in rows] if restart else [rows[0][0]])
+
+
+async def test_the_mirrors_of_a_block_are_never_played_at_the_same_time(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # Copies of one bot in two mirrors played at once could tell each other the cards through the
+    # machine (tests/hostile/test_channels.py): the runner plays other blocks meanwhile instead.
+    played: list[tuple[str, float, float]] = []
+
+    async def timed(*args: Any, **kwargs: Any) -> SessionResult:
+        started = trio.current_time()
+        result = await run_session(*args, **kwargs)
+        played.append((kwargs["seed"], started, trio.current_time()))
+        return result
+
+    monkeypatch.setattr(_runner, "run_session", timed)
+    definition = _write(tmp_path, blocks=2)
+    definition.write_text(definition.read_text().replace("concurrency: 2", "concurrency: 4"))
+    runner = TournamentRunner(load_config(definition, python=sys.executable), out=tmp_path / "out")
+    try:
+        assert await runner.run()
+    finally:
+        runner.close()
+    assert len(played) == 12 and len({seed for seed, _, _ in played}) == 6
+
+    def overlap(a: tuple[str, float, float], b: tuple[str, float, float]) -> bool:
+        return a[1] < b[2] and b[1] < a[2]
+
+    pairs = [(a, b) for index, a in enumerate(played) for b in played[index + 1:] if overlap(a, b)]
+    assert pairs, "no two sessions ran at the same time"  # the limit is still used
+    assert all(a[0] != b[0] for a, b in pairs), pairs

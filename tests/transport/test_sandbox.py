@@ -3,7 +3,9 @@ the sandbox's view of the file system, and the errors that say what a machine la
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,7 +14,10 @@ import pytest
 from arena.transport import DEFAULT_LIMITS, Isolation, ProcessLimits, SandboxError, isolation_problem
 from arena.transport import _sandbox
 from arena.transport._process import describe_exit, launch_prefix
-from arena.transport._sandbox import Cgroup, bot_paths, sandbox_argv, sandbox_env
+from arena.transport._sandbox import (DEFAULT_UIDS, UIDS_ENV, Cgroup, UidLease, bot_paths, sandbox_argv, sandbox_env,
+                                      sandbox_uids)
+
+from ..match._support import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = ROOT / "arena"
@@ -74,7 +79,7 @@ def _binds(command: list[str], kind: str) -> list[str]:
 def test_the_sandbox_command_binds_only_what_the_bot_needs(tmp_path: Path) -> None:
     sockets = tmp_path / "sockets" / "call-1"
     sockets.mkdir(parents=True)
-    command = sandbox_argv([sys.executable, str(CALL_BOT)], cwd=ROOT, env={}, writable=sockets)
+    command = sandbox_argv([sys.executable, str(CALL_BOT)], uid=2_000_000_123, cwd=ROOT, env={}, writable=sockets)
     assert command[0].endswith("bwrap")
     for flag in ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"):
         assert flag in command
@@ -82,11 +87,11 @@ def test_the_sandbox_command_binds_only_what_the_bot_needs(tmp_path: Path) -> No
     assert set(readonly) >= {sys.base_prefix, sys.prefix, str(ARENA), str(ROOT / "sample_bots")}
     assert str(ROOT) not in readonly and str(ROOT / "tests") not in readonly  # not the whole repository
     assert _binds(command, "--bind") == [str(sockets)]
-    # Every folder on the way to a mount point is crossable by uid 65534.
+    # Every folder on the way to a mount point is crossable by the bot's uid.
     made = _binds(command, "--dir")
     assert str(tmp_path) in made and str(tmp_path / "sockets") in made
     user = command.index("setpriv")
-    assert command[user:user + 3] == ["setpriv", "--reuid=65534", "--regid=65534"]
+    assert command[user:user + 3] == ["setpriv", "--reuid=2000000123", "--regid=2000000123"]
     assert command[-2:] == [sys.executable, str(CALL_BOT)]
     assert command[command.index("--chdir") + 1] == str(ROOT)
 
@@ -97,7 +102,7 @@ def test_the_sandbox_refuses_a_bot_folder_that_would_show_other_bots_sockets(tmp
     sockets = tmp_path / "sockets" / "bot-1"
     sockets.mkdir(parents=True)
     with pytest.raises(SandboxError, match="would show .*sockets.* keep each bot in a folder of its own"):
-        sandbox_argv([sys.executable, "bot.py"], cwd=tmp_path, env={}, writable=sockets)
+        sandbox_argv([sys.executable, "bot.py"], uid=2_000_000_123, cwd=tmp_path, env={}, writable=sockets)
 
 
 def test_a_machine_without_cgroup_controllers_is_told_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -135,3 +140,43 @@ def test_a_tournaments_isolation_and_limits_reach_each_bots_spec() -> None:
     assert a.isolation is b.isolation is Isolation.SANDBOX
     assert a.process == ProcessLimits(memory_mb=256, processes=32, file_size_mb=5)
     assert b.process == ProcessLimits(memory_mb=256, processes=8, file_size_mb=None)
+
+
+def test_the_uids_of_sandboxed_bots_come_from_a_configurable_range_above_every_user(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(UIDS_ENV, raising=False)
+    assert sandbox_uids() == DEFAULT_UIDS and DEFAULT_UIDS.start > 1 << 30 and DEFAULT_UIDS.stop <= 1 << 31
+    monkeypatch.setenv(UIDS_ENV, "3000000000-3000000009")
+    with pytest.raises(SandboxError, match="above 65534 and below 2\\^31"):
+        sandbox_uids()
+    for text, problem in (("100-200", "above 65534"), ("2000000000", "FIRST-LAST"), ("a-b", "FIRST-LAST")):
+        monkeypatch.setenv(UIDS_ENV, text)
+        with pytest.raises(SandboxError, match=problem):
+            sandbox_uids()
+    monkeypatch.setenv(UIDS_ENV, "2000100000-2000100009")
+    assert sandbox_uids() == range(2_000_100_000, 2_000_100_010)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="switching a process to another uid needs root")
+def test_each_lease_is_a_uid_no_process_runs_as_and_no_other_lease_holds(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(UIDS_ENV, "2000100000-2000100002")
+    monkeypatch.setattr(_sandbox, "_UID_LOCKS", tmp_path / "uids")
+    monkeypatch.setattr(UidLease, "_cursor", 0)
+    squatter = subprocess.Popen(["setpriv", "--reuid=2000100000", "--regid=2000100000", "--clear-groups",
+                                 "sleep", "30"])
+    try:
+        assert wait_until(lambda: 2_000_100_000 in _sandbox._uids_running(), within=5.0)
+        first, second = UidLease.take(), UidLease.take()
+        assert (first.uid, second.uid) == (2_000_100_001, 2_000_100_002)  # the squatter's uid is skipped
+        with pytest.raises(SandboxError, match="no free uid left .* widen SEKA_ARENA_UIDS"):
+            UidLease.take()
+        first.release()
+        again = UidLease.take()
+        assert again.uid == 2_000_100_001
+        again.release()
+        second.release()
+        assert list((tmp_path / "uids").iterdir()) == []
+    finally:
+        squatter.kill()
+        squatter.wait()
