@@ -15,8 +15,9 @@ from arena.transport import BotSpec, Isolation, ProcessLimits, TimeLimit
 from ..match._support import SAMPLE_BOTS, tagged
 
 HOSTILE = Path(__file__).resolve().parent / "bots"
-MARKER = "tests/hostile/bots"
-"""In the command line of every hostile bot (and of every process it forks): a survivor shows it."""
+MARKER = str(HOSTILE)
+"""In the command line of every hostile bot (and of every process it forks): a survivor shows it.
+The whole path, so that the hostile tests of another checkout running meanwhile are not taken for it."""
 
 TWO_POTS = GEORGIAN.with_table(pots_per_session=2, max_actions=12)
 FAST = TimeLimit(decision_ms=300, start_ms=10_000)
