@@ -122,9 +122,10 @@ def _play(args: argparse.Namespace) -> int:
             if line is not None:
                 print(line, flush=True)
 
+    history = out / f"{session_id}.jsonl"
     result = _run_trio(lambda: run_session(GEORGIAN, specs, seed=seed, session_id=session_id,
-                                          log_dir=out / "logs" / session_id, on_events=show))
-    path = write_history(out / f"{session_id}.jsonl", result.events)
+                                          log_dir=out / "logs" / session_id, on_events=show, hidden=[history]))
+    path = write_history(history, result.events)
     print(f"\nSeed {seed}. History: {path}. Bot logs: {out / 'logs' / session_id}")
     for report in result.seats:
         telemetry = report.telemetry

@@ -171,14 +171,19 @@ async def run_session(
     shuffler: Shuffler | None = None,
     public_id: str | None = None,
     on_events: Callable[[SessionState, Sequence[Event]], None] | None = None,
+    hidden: Sequence[Path] = (),
 ) -> SessionResult:
-    """Launch (or connect to) every bot afresh, play one session, and stop them all."""
+    """Launch (or connect to) every bot afresh, play one session, and stop them all.
+
+    `hidden`: what no sandboxed bot may be shown (the results, the tournament file); a bot whose
+    command would show it any part of them, or of `log_dir`, is refused (SandboxError).
+    """
     done = trio.Event()
     ready_send, ready_receive = trio.open_memory_channel[tuple[int, BotConnection]](len(specs))
 
     async def hold(seat: int, spec: BotSpec, sockets: Path) -> None:
         # Each bot lives in its own task so that its context is entered and left by the same task.
-        async with open_bot(spec, log_dir=log_dir, socket_dir=sockets) as connection:
+        async with open_bot(spec, log_dir=log_dir, socket_dir=sockets, hidden=hidden) as connection:
             await ready_send.send((seat, connection))
             await done.wait()
 

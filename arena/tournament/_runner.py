@@ -31,7 +31,8 @@ from ..history import write_history
 from ..match import SessionResult, run_session
 from ..ratings import SessionOutcome, Standing, standings
 from ..storage import SessionRecord, Store
-from ..transport import BotSpec, Isolation, ProcessLimits, TimeLimit, verify_isolation
+from ..transport import (BotSpec, Isolation, ProcessLimits, SandboxError, TimeLimit, verify_bot_folders,
+                         verify_isolation)
 from ._config import Participant, TournamentConfig
 from ._loader import load_config
 from ._schedule import PlannedSession, commitment, plan
@@ -66,6 +67,23 @@ def bot_spec(participant: Participant, isolation: Isolation) -> BotSpec:
                    process=process, isolation=isolation)
 
 
+def verify_hidden(config: TournamentConfig, hidden: Sequence[Path]) -> None:
+    """Refuse, before anything runs, a sandboxed participant whose command would show it any part of `hidden`.
+
+    Raises:
+        SandboxError: naming the participant and what its command would show it.
+    """
+    if config.isolation is not Isolation.SANDBOX:
+        return
+    for participant in config.participants:
+        if participant.command is not None:
+            try:
+                verify_bot_folders(participant.command, cwd=Path(participant.cwd or os.getcwd()),
+                                   env=participant.env, hidden=hidden)
+            except SandboxError as error:
+                raise SandboxError(f"bot {participant.name!r}: {error}") from None
+
+
 def public_session_id(secret: str, session_id: str) -> str:
     """The id bots see: opaque, so that nothing sent to a bot tells which sessions share a block."""
     return hmac.new(secret.encode(), f"session|{session_id}".encode(), hashlib.sha256).hexdigest()[:16]
@@ -88,6 +106,9 @@ class TournamentRunner:
     def __init__(self, config: TournamentConfig, *, out: Path) -> None:
         verify_isolation(config.isolation)  # before anything is stored: say what the machine lacks
         self.directory = results_dir(out, config.name)
+        self.hidden = [self.directory, *([config.path] if config.path is not None else [])]
+        """What no sandboxed bot may be shown: the results (the store among them) and the tournament file."""
+        verify_hidden(config, self.hidden)
         self.store = Store.open(self.directory / "tournament.sqlite")
         record = self.store.init_tournament(name=config.name, definition=config.source, secret=config.seed,
                                             commitment=commitment(config.seed))
@@ -152,7 +173,7 @@ class TournamentRunner:
         result = await run_session(
             self.config.rules, specs, seed=record.seed, session_id=record.id,
             public_id=public_session_id(self.config.seed, record.id),
-            log_dir=self.directory / "logs" / record.id)
+            log_dir=self.directory / "logs" / record.id, hidden=self.hidden)
         history = write_history(self.directory / "histories" / f"{record.id}.jsonl", result.events)
         for seat in result.seats:
             if seat.dead is not None and seat.dead.startswith("crash"):

@@ -42,7 +42,7 @@ async def run_sprt(new: BotSpec, old: BotSpec, *, rules: Rules, sprt: Sprt, seed
             for mirror, seating in enumerate(((new, old), (old, new))):
                 session_id = f"p{number:04d}-{mirror}"
                 result = await run_session(rules, list(seating), seed=pair_seed, session_id=session_id,
-                                           log_dir=out / "logs" / session_id)
+                                           log_dir=out / "logs" / session_id, hidden=[out / "histories"])
                 write_history(out / "histories" / f"{session_id}.jsonl", result.events)
                 balances.append(result.balances)
         if sprt.decision is not None:

@@ -20,6 +20,7 @@ from ._sandbox import ProcessLimits as ProcessLimits
 from ._sandbox import SandboxError as SandboxError
 from ._sandbox import isolation_problem as isolation_problem
 from ._sandbox import remove_stale_cgroups as remove_stale_cgroups
+from ._sandbox import verify_bot_folders as verify_bot_folders
 from ._sandbox import verify_isolation as verify_isolation
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

@@ -316,11 +316,13 @@ class BotConnection:
 
 
 @asynccontextmanager
-async def open_bot(spec: BotSpec, *, log_dir: Path, socket_dir: Path) -> AsyncIterator[BotConnection]:
+async def open_bot(spec: BotSpec, *, log_dir: Path, socket_dir: Path,
+                   hidden: Sequence[Path] = ()) -> AsyncIterator[BotConnection]:
     """Launch (or connect to) a bot and wait until it is ready; stop it and reap it on exit.
 
     A launched bot listens in a private folder of its own under `socket_dir`, removed afterwards.
     A bot that fails to start is still yielded, with `dead` set, so a session can go on without it.
+    A sandboxed bot whose command would show it any part of `hidden` or `log_dir` is refused.
 
     Raises:
         SandboxError: the machine cannot provide the bot's isolation level.
@@ -347,7 +349,8 @@ async def open_bot(spec: BotSpec, *, log_dir: Path, socket_dir: Path) -> AsyncIt
                 else:
                     env = {**os.environ, **spec.env, ADDRESS_ENV: address}
                 process = BotProcess.launch(spec.command, name=spec.name, log_dir=log_dir, cwd=spec.cwd, env=env,
-                                            limits=spec.process, isolation=spec.isolation, writable=private)
+                                            limits=spec.process, isolation=spec.isolation, writable=private,
+                                            private=hidden)
                 nursery.start_soon(process.drain_output)
             assert address is not None
             connection = BotConnection(spec, address, process)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import trio
 
-from ._sandbox import Cgroup, Isolation, ProcessLimits, UidLease, rlimit_options, sandbox_argv
+from ._sandbox import Cgroup, Isolation, ProcessLimits, SandboxError, UidLease, rlimit_options, sandbox_argv
 from ._seccomp import filter_fd
 
 LOGGER = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ class BotProcess:
 
         Under `sandbox`, the bot runs as a uid of its own (see `UidLease`), `writable` is its socket
         folder (required; it passes to that uid), `env` its whole environment (see `sandbox_env`),
-        and a bot folder that would show a `private` one is refused.
+        and a command that would show it any part of a `private` path (or of `log_dir`) is refused.
 
         Raises:
             SandboxError: the machine cannot provide `isolation`, or the sandbox cannot be built.
@@ -122,8 +122,11 @@ class BotProcess:
                 assert writable is not None, "a sandboxed bot needs its socket folder"
                 uid = UidLease.take()
                 os.chown(writable, uid.uid, uid.uid)  # where the bot creates its socket
-                command = sandbox_argv(argv, uid=uid.uid, cwd=Path(cwd or os.getcwd()), env=env or {},
-                                       writable=writable, private=[log_dir, *private], seccomp_fd=seccomp_fd)
+                try:
+                    command = sandbox_argv(argv, uid=uid.uid, cwd=Path(cwd or os.getcwd()), env=env or {},
+                                           writable=writable, private=[log_dir, *private], seccomp_fd=seccomp_fd)
+                except SandboxError as error:
+                    raise SandboxError(f"bot {name!r}: {error}") from None
             cgroup = Cgroup.create(name, limits) if isolation is not Isolation.NONE else None
             popen = subprocess.Popen(
                 [*launch_prefix(limits, cgroup=cgroup), *command], cwd=cwd,

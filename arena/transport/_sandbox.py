@@ -39,6 +39,7 @@ import shutil
 import signal
 import stat
 import sys
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -662,6 +663,66 @@ def bot_paths(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> list
     return found
 
 
+def _overlap(a: Path, b: Path) -> bool:
+    return a == b or a in b.parents or b in a.parents
+
+
+def _spellings(path: Path) -> set[Path]:
+    # As written and with symbolic links resolved: bubblewrap follows a link it is asked to bind.
+    found = {Path(os.path.normpath(path))}
+    try:
+        found.add(path.resolve())
+    except (OSError, RuntimeError):
+        pass
+    return found
+
+
+def _arena_temporary(path: Path) -> bool:
+    # The arena's own folders in the system's temporary folder, `seka-*` (every bot's socket
+    # folder, check-bot's logs), those of other arenas and later sessions included.
+    temporary = Path(tempfile.gettempdir()).resolve()
+    for spelling in _spellings(path):
+        if spelling == temporary or spelling in temporary.parents:
+            return True
+        if temporary in spelling.parents and spelling.relative_to(temporary).parts[0].startswith("seka-"):
+            return True
+    return False
+
+
+def verify_bot_folders(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
+                       hidden: Iterable[Path] = ()) -> list[Path]:
+    """The folders a sandboxed bot is shown as its own (`bot_paths`), once checked to show nothing else.
+
+    A bot's command decides what the sandbox shows it, so it must not name anything of the
+    arena's: no part of `hidden` (the results, the store, the tournament file with its secret,
+    logs), of the arena's temporary folders (`seka-*`: every bot's socket folder), of the uid
+    locks, nor the whole file system. Every word of the command that names a path counts, whether or not the
+    path exists yet (the results of later sessions appear while the tournament runs), as written
+    and with symbolic links resolved, and whether it lies inside such a part or holds one.
+
+    Raises:
+        SandboxError: the command would show the bot such a part; the message says which.
+    """
+    argv = [_program(argv[0], env), *argv[1:]] if argv else []
+    own = bot_paths(argv, cwd=cwd, env=env)
+    if Path("/") in own:
+        raise SandboxError(f"the command {shlex.join(argv)!r} names '/', which would show the whole file system to "
+                           "the bot in the sandbox: keep each bot in a folder of its own")
+    forbidden = [*hidden, _UID_LOCKS]
+    named = [Path(os.path.normpath(cwd / word)) for word in argv if word and not word.startswith("-")]
+    for candidate in [*own, *named]:
+        shown = next((secret for secret in forbidden
+                      if any(_overlap(a, b) for a in _spellings(candidate) for b in _spellings(secret))), None)
+        if shown is None and _arena_temporary(candidate):
+            shown = Path(tempfile.gettempdir()) / "seka-*"
+        if shown is not None:
+            what = "folder" if candidate in own else "path"
+            raise SandboxError(f"the bot's {what} {str(candidate)!r} (from its command {shlex.join(argv)!r}) "
+                               f"would show {str(shown)!r} to it in the sandbox: keep each bot in a folder of its "
+                               "own, and name nothing of the arena's in its command")
+    return own
+
+
 def seal_socket_folder(folder: Path, socket: Path) -> None:
     """Take a sandboxed bot's socket folder back once the bot listens: it can create nothing more
     on the host.
@@ -698,11 +759,11 @@ def sandbox_argv(argv: Sequence[str], *, uid: int, cwd: Path, env: Mapping[str, 
         cwd: its folder (created empty in the sandbox when nothing visible holds it).
         env: its environment (only PATH is read here, to find the program).
         writable: its socket folder, the one place it may write outside its private /tmp.
-        private: folders that must stay invisible: a bot folder holding one of them is refused.
+        private: files and folders it must not see (see `verify_bot_folders`).
         seccomp_fd: a file descriptor the bot's process inherits, holding the system-call filter.
 
     Raises:
-        SandboxError: bubblewrap is missing, or a folder of the bot's would expose a `private` one.
+        SandboxError: bubblewrap is missing, or the bot's command would show it a `private` path.
     """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
@@ -725,13 +786,7 @@ def sandbox_argv(argv: Sequence[str], *, uid: int, cwd: Path, env: Mapping[str, 
 
     argv = [_program(argv[0], env), *argv[1:]]
     shared = [Path(sys.base_prefix), Path(sys.prefix), _ARENA_PACKAGE, _ARENA_PACKAGE.parent / "protos"]
-    own = bot_paths(argv, cwd=cwd, env=env)
-    for directory in own:
-        exposed = [hidden for hidden in [*private, writable.parent] if _covered(hidden, [directory])]
-        if directory == Path("/") or exposed:
-            raise SandboxError(f"the bot's folder {str(directory)!r} (from its command {shlex.join(argv)!r}) would "
-                               f"show {str(exposed[0]) if exposed else 'the whole file system'!r} to it in the "
-                               "sandbox: keep each bot in a folder of its own")
+    own = verify_bot_folders(argv, cwd=cwd, env=env, hidden=[*private, writable.parent])
     for directory in sorted({*shared, *own}, key=lambda path: len(path.parts)):
         if _covered(directory, readonly) or not directory.exists():
             continue

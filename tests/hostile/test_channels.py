@@ -3,17 +3,21 @@ or its socket, and none can reach what the arena keeps on the host."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
+import yaml
 
 from arena.engine import GEORGIAN
 from arena.match import SessionResult, run_session
-from arena.transport import BotSpec
+from arena.tournament import TournamentRunner, load_config
+from arena.transport import BotSpec, SandboxError
 
-from ..match._support import records
-from ._support import RELAXED, caller, hostile, reports
+from ..match._support import SAMPLE_BOTS, records
+from ._support import HOSTILE, RELAXED, SANDBOX, caller, hostile, reports
 
 
 def _deals(result: SessionResult, seat: int) -> dict[int, list[str]]:
@@ -44,3 +48,35 @@ async def test_two_copies_of_a_bot_in_mirrored_sessions_at_once_cannot_signal_th
     guesses: list[dict[str, Any]] = reports(tmp_path / "mirror-1", "signaller", "inotify")
     assert {guess["pot"] for guess in guesses} == set(opponent_cards), guesses
     assert all(guess["guessed"] is None for guess in guesses), (guesses, opponent_cards)
+
+
+def _peeking_tournament(tmp_path: Path) -> Path:
+    # The bot author names the results folder in the command: the histories of finished sessions.
+    out = tmp_path / "out"
+    document = {
+        "name": "peek",
+        "participants": [
+            {"name": "peeker", "command": f"python3 {HOSTILE / 'history_peeker.py'} {out / 'results' / 'peek' / 'histories'}"},
+            {"name": "call", "command": f"python3 {SAMPLE_BOTS / 'call_bot.py'}"},
+        ],
+        "table": {"pots": 3, "max_actions": 12},
+        "table_size": 2,
+        "sessions_per_table": 1,
+        "concurrency": 1,
+        "limits": {"decision_ms": 3000},
+        "isolation": SANDBOX.value,
+    }
+    path = tmp_path / "peek.yaml"
+    path.write_text(yaml.safe_dump(document))
+    return path
+
+
+async def test_a_bot_whose_command_names_the_results_folder_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    path = _peeking_tournament(tmp_path)
+    with pytest.raises(SandboxError, match=r"peeker.* would show .*results/peek.* to it"):
+        runner = TournamentRunner(load_config(path, python=sys.executable), out=tmp_path / "out")
+        try:
+            await runner.run()
+        finally:
+            runner.close()
+    assert not (tmp_path / "out" / "results" / "peek" / "histories").exists()

@@ -7,11 +7,13 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from arena.transport import DEFAULT_LIMITS, Isolation, ProcessLimits, SandboxError, isolation_problem
+from arena.transport import (DEFAULT_LIMITS, Isolation, ProcessLimits, SandboxError, isolation_problem,
+                             verify_bot_folders)
 from arena.transport import _sandbox
 from arena.transport._process import describe_exit, launch_prefix
 from arena.transport._sandbox import (DEFAULT_UIDS, UIDS_ENV, Cgroup, UidLease, bot_paths, sandbox_argv, sandbox_env,
@@ -180,3 +182,31 @@ def test_each_lease_is_a_uid_no_process_runs_as_and_no_other_lease_holds(
     finally:
         squatter.kill()
         squatter.wait()
+
+
+def test_a_bot_command_may_name_nothing_of_the_arenas_in_any_spelling(tmp_path: Path) -> None:
+    bot = tmp_path / "bots" / "peeker"
+    bot.mkdir(parents=True)
+    (bot / "bot.py").write_text("")
+    results = tmp_path / "out" / "results" / "t"
+    tournament = tmp_path / "t.yaml"
+    tournament.write_text("seed: secret\n")
+    hidden = [results, tournament]
+    python = [sys.executable, "bot.py"]
+    assert bot in verify_bot_folders(python, cwd=bot, env={}, hidden=hidden)
+    refused = {
+        "a folder of the results not made yet": [*python, str(results / "histories")],
+        "a file of the results, relative": [*python, "../../out/results/t/tournament.sqlite"],
+        "a folder that holds the results": [*python, str(tmp_path / "out")],
+        "the folder of the tournament file": [*python, str(tmp_path)],
+        "an arena temporary folder": [*python, str(Path(tempfile.gettempdir()) / "seka-abc" / "x")],
+        "the uid locks": [*python, "/run/seka-arena"],
+    }
+    (bot / "data").symlink_to(results.parent)
+    refused["a link to the results' parent"] = [*python, "data"]
+    for what, argv in refused.items():
+        with pytest.raises(SandboxError, match="would show .* to it in the sandbox"):
+            verify_bot_folders(argv, cwd=bot, env={}, hidden=hidden)
+            pytest.fail(f"{what} is not refused")
+    with pytest.raises(SandboxError, match="whole file system"):
+        verify_bot_folders([*python, "/"], cwd=bot, env={})
