@@ -355,9 +355,10 @@ async def open_bot(spec: BotSpec, *, log_dir: Path, socket_dir: Path,
             assert address is not None
             connection = BotConnection(spec, address, process)
             try:
-                await connection.wait_ready()
-                if private is not None and spec.isolation is Isolation.SANDBOX and connection.dead is None:
-                    seal_socket_folder(private, private / _SOCKET)
+                if private is not None:
+                    await _claim_socket(connection, private / _SOCKET, seal=spec.isolation is Isolation.SANDBOX)
+                else:
+                    await connection.wait_ready()
                 yield connection
             finally:
                 connection.close()
@@ -367,3 +368,28 @@ async def open_bot(spec: BotSpec, *, log_dir: Path, socket_dir: Path,
         finally:
             if private is not None:
                 shutil.rmtree(private, ignore_errors=True)
+
+
+async def _claim_socket(connection: BotConnection, socket: Path, *, seal: bool) -> None:
+    """Wait for a launched bot's socket, then for the bot to be ready, all within its start limit.
+
+    The arena connects only to a socket the bot made in its own folder, never through a symbolic
+    link (which would be followed on the host, to any socket it names): a bot whose `bot.sock` is
+    anything else is dead (a crash). A sandboxed bot's folder is taken back (`seal_socket_folder`)
+    before the first connection, so that the socket checked is the socket connected to.
+    """
+    process = connection.process
+    assert process is not None
+    start = connection.spec.limit.start_seconds
+    with trio.move_on_after(start) as waiting:
+        problem = await process.wait_for_socket(socket)
+        if problem is None and seal and process.returncode is None:
+            seal_socket_folder(socket.parent, socket)
+            problem = await process.wait_for_socket(socket)  # as it stays, now that the bot cannot change it
+        if problem is not None:
+            connection.dead = BotFault(Fault.CRASH, f"{problem}: the arena connects only to a socket the bot "
+                                                    "creates in its own folder")
+            return
+        await connection.wait_ready()
+    if waiting.cancelled_caught and connection.dead is None:
+        connection.dead = BotFault(Fault.TIMEOUT, f"not ready within {start:g}s{connection._stderr_note()}")

@@ -18,6 +18,7 @@ import logging
 import os
 import shlex
 import signal
+import stat
 import subprocess
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -32,6 +33,8 @@ LOGGER = logging.getLogger(__name__)
 
 # Seconds the output is still read after the bot was stopped, to keep what it wrote last.
 _DRAIN_GRACE = 0.5
+_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISREG, "a file"), (stat.S_ISDIR, "a folder"),
+          (stat.S_ISFIFO, "a pipe"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
 
 
 def launch_prefix(limits: ProcessLimits, *, cgroup: Cgroup | None = None) -> list[str]:
@@ -201,6 +204,25 @@ class BotProcess:
         """Wait for the bot to exit; its exit status (negative: the signal that killed it)."""
         await trio.lowlevel.wait_readable(self._pidfd)
         return self._popen.wait()
+
+    async def wait_for_socket(self, path: Path) -> str | None:
+        """Wait until `path` exists or the bot has exited: None if it is a socket (or never came),
+        else what it is instead, which the arena refuses to connect to.
+
+        `lstat`, not `stat`: a symbolic link in the bot's folder would be followed on the host, to
+        any socket it names.
+        """
+        while self.returncode is None:
+            try:
+                info = os.lstat(path)
+            except FileNotFoundError:
+                await trio.sleep(0.01)
+                continue
+            if stat.S_ISSOCK(info.st_mode):
+                return None
+            kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a file")
+            return f"{path.name} is {kind}, not a socket"
+        return None
 
     def kill_group(self, sig: int = signal.SIGKILL) -> None:
         """Signal the bot's whole process group (everything it forked that did not leave it)."""

@@ -724,8 +724,8 @@ def verify_bot_folders(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]
 
 
 def seal_socket_folder(folder: Path, socket: Path) -> None:
-    """Take a sandboxed bot's socket folder back once the bot listens: it can create nothing more
-    on the host.
+    """Take a sandboxed bot's socket folder back once its socket is there, before the arena first
+    connects: the bot can create nothing more on the host, nor swap the socket for a link.
 
     The folder passes to the arena's user (the bot, as its own uid, needed it only to create its
     socket), and everything in it but the socket is removed; folders of the bot's are closed to

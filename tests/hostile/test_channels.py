@@ -3,6 +3,8 @@ or its socket, and none can reach what the arena keeps on the host."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,8 +18,8 @@ from arena.match import SessionResult, run_session
 from arena.tournament import TournamentRunner, load_config
 from arena.transport import BotSpec, SandboxError
 
-from ..match._support import SAMPLE_BOTS, records
-from ._support import HOSTILE, RELAXED, SANDBOX, caller, hostile, reports
+from ..match._support import SAMPLE_BOTS, records, wait_until
+from ._support import HOSTILE, RELAXED, SANDBOX, TWO_POTS, caller, hostile, reports
 
 
 def _deals(result: SessionResult, seat: int) -> dict[int, list[str]]:
@@ -80,3 +82,26 @@ async def test_a_bot_whose_command_names_the_results_folder_is_refused_before_an
         finally:
             runner.close()
     assert not (tmp_path / "out" / "results" / "peek" / "histories").exists()
+
+
+async def test_a_bot_cannot_point_the_arena_at_another_socket_of_the_host(tmp_path: Path) -> None:
+    # A gRPC server of the host's that answers like a bot: reached through the link, it would play
+    # in the redirector's place.
+    host_socket = tmp_path / "host.sock"
+    with open(tmp_path / "host.log", "wb") as log:
+        host = subprocess.Popen([sys.executable, str(SAMPLE_BOTS / "call_bot.py")], stdout=log, stderr=log,
+                                env={**os.environ, "SEKA_BOT_ADDRESS": f"unix:{host_socket}"})
+    try:
+        assert wait_until(host_socket.exists, within=10.0)
+        redirector = hostile("redirector", "socket_redirector.py", str(host_socket), limit=RELAXED)
+        result = await run_session(TWO_POTS, [caller(), redirector], seed="redirect", session_id="redirect",
+                                   log_dir=tmp_path / "logs")
+    finally:
+        host.terminate()
+        host.wait()
+    [report] = reports(tmp_path / "logs", "redirector", "redirect")
+    assert report["target"] == str(host_socket)  # it did make the link
+    seat = result.seats[1]
+    assert seat.telemetry["decisions"] == 0 and seat.dead is not None, seat
+    assert seat.dead.startswith("crash: ") and "bot.sock is a symbolic link, not a socket" in seat.dead, seat.dead
+    assert result.seats[0].telemetry["faults"] == {} and result.seats[0].dead is None
