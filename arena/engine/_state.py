@@ -145,10 +145,14 @@ class SessionState:
         heads_up_show = previous is not None and len(self.in_deal) == 2
         return LegalActions(
             seat=self.to_act,
-            min_bet=self.rules.opening_stake if previous is None else previous,
+            min_bet=self._min_bet(),
             max_bet=self.rules.max_bet,
             show_amount=previous if heads_up_show else None,
         )
+
+    def _min_bet(self) -> Amount:
+        previous = self.previous_bet
+        return self.rules.opening_stake if previous is None else previous
 
     def hand_value(self, seat: int) -> HandValue:
         """The value of a seat's current hand (organiser's knowledge, not a player's)."""
@@ -180,10 +184,10 @@ class SessionState:
         self._verify_phase(Phase.BETTING, "bet")
         if type(amount) is not int and type(amount) is not Fraction:  # not bool, float, or an int subclass
             raise IllegalActionError(f"a bet is an exact int or Fraction, not {amount!r}")
-        legal = self.legal_actions()
-        if not legal.min_bet <= amount <= legal.max_bet:
-            raise IllegalActionError(
-                f"seat {legal.seat} may pay {legal.min_bet} to {legal.max_bet}, not {exact(amount)}")
+        # The bounds of `legal_actions()`, without building them: every bot's bet is verified twice.
+        low, high = self._min_bet(), self.rules.max_bet
+        if not low <= amount <= high:
+            raise IllegalActionError(f"seat {self.to_act} may pay {low} to {high}, not {exact(amount)}")
 
     def can_bet(self, amount: Amount) -> bool:
         try:
@@ -262,21 +266,40 @@ class SessionState:
 
     # ---------------------------------------------------------------- any decision
 
+    def verify(self, action: Action) -> None:
+        """Raise `IllegalActionError` unless `apply(action)` is allowed now; the state is untouched.
+
+        Lets a caller tell a decision the rules refuse from an error while applying one.
+        """
+        match action:
+            case Fold():
+                self.verify_fold()
+            case Bet(amount):
+                self.verify_bet(amount)
+            case Show():
+                self.verify_show()
+            case SvaraAnswer(accept):
+                self.verify_answer_svara(accept)
+            case _:
+                raise IllegalActionError(f"not an action: {action!r}")
+
     def apply(self, action: Action | None, *, fault: Fault | None = None) -> list[Event]:
         """Dispatch one decision; `fault` turns it into the arena's fold or decline."""
         if fault is not None:
             if self.phase is Phase.SVARA_OFFER:
                 return self.answer_svara(False, fault=fault)
             return self.fold(fault=fault)
-        if isinstance(action, Fold):
-            return self.fold()
-        if isinstance(action, Bet):
-            return self.bet(action.amount)
-        if isinstance(action, Show):
-            return self.show()
-        if isinstance(action, SvaraAnswer):
-            return self.answer_svara(action.accept)
-        raise IllegalActionError(f"not an action: {action!r}")
+        match action:
+            case Fold():
+                return self.fold()
+            case Bet(amount):
+                return self.bet(amount)
+            case Show():
+                return self.show()
+            case SvaraAnswer(accept):
+                return self.answer_svara(accept)
+            case _:
+                raise IllegalActionError(f"not an action: {action!r}")
 
     # ---------------------------------------------------------------- transitions
 

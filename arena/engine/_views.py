@@ -64,6 +64,8 @@ class SvaraView:
     """Earlier answers to this same offer, in the order asked."""
     balances: tuple[Amount, ...]
     bots: tuple[str, ...]
+    dealer: int
+    """The dealer of the deal that ended in the tie."""
 
 
 def turn_view(state: SessionState) -> TurnView:
@@ -117,6 +119,7 @@ def svara_view(state: SessionState) -> SvaraView:
         answers=answers,
         balances=tuple(state.balances),
         bots=state.bots,
+        dealer=state.dealer,
     )
 
 
