@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
-from ._proto.seka.v1 import seka_pb2 as pb
 from .engine import (
     DECK_36,
     GEORGIAN,
+    Action,
     Bet,
+    Event,
     Fold,
-    IllegalActionError,
     Phase,
     Rules,
     SessionState,
@@ -36,9 +37,10 @@ from .engine import (
     turn_view,
 )
 from .protocol import PROTOCOL_VERSION
-from .transport import BotConnection, BotFault, BotSpec, MalformedReplyError, open_bot
-from .transport._convert import (action_from_reply, answer_from_reply, closing_notice, hello_request, notice_for,
-                                svara_offer, turn_request)
+from .transport import (BotConnection, BotFault, BotSpec, IllegalReplyError, MalformedReplyError, NoticeBoard, Notices,
+                        open_bot, verify_reply)
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -92,111 +94,89 @@ def _scripted(word: str) -> Fold | Bet | Show | SvaraAnswer:
     return fixed[verb] if verb in fixed else Bet(int(amount))
 
 
-def _kind(notice: pb.Notice) -> str:
-    return str(notice.WhichOneof("notice")).replace("_", " ")
-
-
-def _carrying(notices: Sequence[pb.Notice]) -> str:
+def _carrying(kinds: Sequence[str]) -> str:
     """What a verdict line adds about the notices its request carried."""
-    return f"; carried notices: {', '.join(_kind(notice) for notice in notices)}" if notices else ""
+    return f"; carried notices: {', '.join(kinds)}" if kinds else ""
 
 
 class _Checker:
     def __init__(self, bot: BotConnection, report: Callable[[Check], None]) -> None:
         self.bot = bot
         self.report = report
-        self.pending: list[pb.Notice] = []
-        """The notices of the current scenario not yet sent to the bot, oldest first."""
+        self.seat = 0
+        self.board = NoticeBoard(1, session_id="")
+        """The notices of the current scenario not yet sent to the bot (set by `hello`)."""
 
-    def _take(self) -> list[pb.Notice]:
-        notices, self.pending = self.pending, []
-        return notices
-
-    async def _timed(self, what: str, call: Callable[[], object], carried: str = "") -> tuple[object | None, float]:
+    async def _timed(self, what: str, call: Awaitable[_T], carried: str = "") -> tuple[_T, float] | None:
+        """What `call` gives and the seconds it took, or None once a failed check is reported."""
         started = time.monotonic()
         try:
-            reply = await call()  # type: ignore[misc]
+            result = await call
+        except MalformedReplyError as fault:
+            self.report(Check(False, what, f"malformed reply: {fault.detail}{carried}"))
+        except IllegalReplyError as fault:
+            self.report(Check(False, what, f"illegal {_describe(fault.action)}: {fault.detail}{carried}"))
         except BotFault as fault:
             self.report(Check(False, what, f"{fault}{carried}"))
-            return None, time.monotonic() - started
-        return reply, time.monotonic() - started
+        else:
+            return result, time.monotonic() - started
+        return None
 
     async def hello(self, rules: Rules, seats: int, seat: int, session_id: str) -> None:
-        self.pending = []
-        limit = self.bot.spec.limit
-        request = hello_request(rules, seats=seats, seat=seat, session_id=session_id,
-                                decision_ms=limit.decision_ms, time_bank_ms=0, start_ms=limit.start_ms)
-        reply, elapsed = await self._timed("hello", lambda: self.bot.call("Hello", request))
-        if reply is None:
+        self.seat = seat
+        self.board = NoticeBoard(seats, session_id=session_id)
+        answered = await self._timed("hello", self.bot.hello(rules, seats=seats, seat=seat, session_id=session_id))
+        if answered is None:
             return
+        info, elapsed = answered
         problems = []
-        if not reply.name:  # type: ignore[attr-defined]
+        if not info.name:
             problems.append("HelloReply.name is empty")
-        if reply.protocol_version != PROTOCOL_VERSION:  # type: ignore[attr-defined]
-            problems.append(f"HelloReply.protocol_version is {reply.protocol_version!r}, "  # type: ignore[attr-defined]
-                            f"expected {PROTOCOL_VERSION!r}")
-        detail = "; ".join(problems) or (f"name {reply.name!r}, version {reply.version!r}, "  # type: ignore[attr-defined]
-                                         f"{elapsed * 1000:.0f} ms")
+        if info.protocol_version != PROTOCOL_VERSION:
+            problems.append(f"HelloReply.protocol_version is {info.protocol_version!r}, expected {PROTOCOL_VERSION!r}")
+        detail = "; ".join(problems) or f"name {info.name!r}, version {info.version!r}, {elapsed * 1000:.0f} ms"
         self.report(Check(not problems, "hello", detail))
 
+    async def _legal_action(self, state: SessionState, notices: Notices, session_id: str) -> Action:
+        action = await self.bot.act(turn_view(state), notices, session_id=session_id)
+        verify_reply(state, action)
+        return action
+
     async def turn(self, state: SessionState, session_id: str, situation: str) -> None:
-        notices = self._take()
-        carried = _carrying(notices)
-        request = turn_request(turn_view(state), session_id=session_id, notices=notices)
+        notices = self.board.take(self.seat)
+        carried = _carrying(notices.kinds())
         what = f"turn ({situation})"
-        reply, elapsed = await self._timed(what, lambda: self.bot.decide("Act", request), carried)
-        if reply is None:
-            return
-        try:
-            action = action_from_reply(reply)  # type: ignore[arg-type]
-            if isinstance(action, Bet):
-                state.verify_bet(action.amount)
-            elif isinstance(action, Show):
-                state.verify_show()
-        except MalformedReplyError as error:
-            self.report(Check(False, what, f"malformed reply: {error}{carried}"))
-            return
-        except IllegalActionError as error:
-            self.report(Check(False, what, f"illegal {_describe(action)}: {error}{carried}"))
-            return
-        self.report(Check(True, what, f"{_describe(action)}, {elapsed * 1000:.0f} ms{carried}"))
+        answered = await self._timed(what, self._legal_action(state, notices, session_id), carried)
+        if answered is not None:
+            action, elapsed = answered
+            self.report(Check(True, what, f"{_describe(action)}, {elapsed * 1000:.0f} ms{carried}"))
 
     async def svara(self, state: SessionState, session_id: str) -> None:
         view = svara_view(state)
         what = f"svara offer (price {view.price}, frozen pot {view.frozen_pot})"
-        notices = self._take()
-        carried = _carrying(notices)
-        request = svara_offer(view, session_id=session_id, dealer=state.dealer, notices=notices)
-        reply, elapsed = await self._timed(what, lambda: self.bot.decide("Svara", request), carried)
-        if reply is None:
-            return
-        try:
-            answer = answer_from_reply(reply)  # type: ignore[arg-type]
-        except MalformedReplyError as error:
-            self.report(Check(False, what, f"malformed reply: {error}{carried}"))
-            return
-        self.report(Check(True, what,
-                          f"{'accepts' if answer.accept else 'declines'}, {elapsed * 1000:.0f} ms{carried}"))
+        notices = self.board.take(self.seat)
+        carried = _carrying(notices.kinds())
+        answered = await self._timed(what, self.bot.svara(view, notices, session_id=session_id), carried)
+        if answered is not None:
+            answer, elapsed = answered
+            self.report(Check(True, what,
+                              f"{'accepts' if answer.accept else 'declines'}, {elapsed * 1000:.0f} ms{carried}"))
 
-    def queue(self, state: SessionState, events: Sequence[object], seat: int, session_id: str) -> None:
-        """Keep the bot's form of `events` for its next request, or for the Notify calls at the end."""
-        for event in events:
-            notice = notice_for(event, seat, session_id=session_id, bots=state.bots,  # type: ignore[arg-type]
-                                balances=state.balances, pot=state.pot)
-            if notice is not None:
-                self.pending.append(notice)
+    def queue(self, state: SessionState, events: Sequence[Event]) -> None:
+        """Keep the bot's form of `events` for its next request, or for the Notify call at the end."""
+        self.board.post(state, events, [self.seat])
 
     async def notify_the_end(self) -> None:
         """The session's end, carrying the notices left: one Notify call, one verdict line."""
-        notices = self._take()
-        closing = closing_notice(notices)
-        what = f"{_kind(closing)} notice"
-        reply, elapsed = await self._timed(what, lambda: self.bot.call("Notify", closing))
-        if reply is not None:
-            self.report(Check(True, what, f"acknowledged, {elapsed * 1000:.0f} ms{_carrying(notices[:-1])}"))
+        notices = self.board.take(self.seat)
+        *earlier, end = notices.kinds()
+        what = f"{end} notice"
+        answered = await self._timed(what, self.bot.notify_end(notices))
+        if answered is not None:
+            self.report(Check(True, what, f"acknowledged, {answered[1] * 1000:.0f} ms{_carrying(earlier)}"))
 
 
-def _describe(action: object) -> str:
+def _describe(action: Action) -> str:
     if isinstance(action, Bet):
         return f"bet {action.amount}"
     return type(action).__name__.lower()
@@ -218,10 +198,10 @@ async def _play_scenario(checker: _Checker, scenario: Scenario, number: int) -> 
                          shuffler=stacked_shuffler(stacked, seeded_shuffler(f"check-bot-{number}", DECK_36)))
     session_id = f"check-{number}"
     await checker.hello(rules, scenario.seats, scenario.bot_seat, session_id)
-    events: Sequence[object] = list(state.events)
+    events: Sequence[Event] = list(state.events)
     script = list(scenario.script)
     while checker.bot.dead is None:
-        checker.queue(state, events, scenario.bot_seat, session_id)
+        checker.queue(state, events)
         if state.is_finished:
             await checker.notify_the_end()
             return

@@ -36,9 +36,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena._proto.seka.v1 import seka_pb2_grpc as pb_grpc
 from arena.engine import GEORGIAN, Acted, Bet, Entered, turn_view
 from arena.match import play_session
-from arena.transport import BotConnection, BotSpec, call_unary, open_bot
-from arena.transport._bot import _CHANNEL_OPTIONS
-from arena.transport._convert import action_from_reply, notice_for, turn_request
+from arena.transport import CHANNEL_OPTIONS, BotConnection, BotSpec, call_unary, open_bot
+from arena.transport._convert import action_from_reply, turn_request
+from arena.transport._notices import notice_for
 
 from .common import DEADLINE, decision_state, open_bots, open_tcp_bot, python_bot
 from .inflight import counting_rpcs, inflight_specs, raw_concurrent, sessions_in_flight
@@ -72,7 +72,7 @@ class AioThread:
 
     def stub(self, address: str) -> Any:
         async def make() -> Any:
-            channel = grpc.aio.insecure_channel(address, options=_CHANNEL_OPTIONS)
+            channel = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
             self._channels.append(channel)
             return pb_grpc.SekaBotStub(channel)
         return asyncio.run_coroutine_threadsafe(make(), self.loop).result()
@@ -101,7 +101,7 @@ class AioThread:
         """Route a connection's calls through this thread (on this object only); returns the undo."""
         stub = self.stub(connection.address)
 
-        async def aio_call(method: str, request: Any, *, timeout: float) -> Any:
+        async def aio_call(rpc: Any, method: str, request: Any, *, timeout: float) -> Any:
             with trio.fail_after(timeout + connection.spec.limit.slack_seconds):
                 return await self.call(stub, method, request, timeout=timeout)
 
@@ -130,8 +130,8 @@ async def measure(connection: BotConnection, spinning: BotConnection, *, calls: 
     session_id = "bench-decision"
     payload = turn_request(turn_view(state), session_id=session_id)
     default_channel = grpc.insecure_channel(connection.address)
-    arena_channel = grpc.insecure_channel(connection.address, options=_CHANNEL_OPTIONS)
-    spinning_channel = grpc.insecure_channel(connection.address, options=_CHANNEL_OPTIONS)
+    arena_channel = grpc.insecure_channel(connection.address, options=CHANNEL_OPTIONS)
+    spinning_channel = grpc.insecure_channel(connection.address, options=CHANNEL_OPTIONS)
     default_stub = pb_grpc.SekaBotStub(default_channel)
     arena_stub = pb_grpc.SekaBotStub(arena_channel)
     spinning_stub = pb_grpc.SekaBotStub(spinning_channel)
@@ -158,13 +158,12 @@ async def measure(connection: BotConnection, spinning: BotConnection, *, calls: 
 
     async def decide_only() -> None:
         for _ in range(calls):
-            await connection.decide("Act", payload)
+            await connection._decide(connection._act, "Act", payload)
 
     def arena_path_on(bot: BotConnection) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
             for _ in range(calls):
-                request = turn_request(turn_view(state), session_id=session_id)
-                action = action_from_reply(await bot.decide("Act", request))
+                action = await bot.act(turn_view(state), session_id=session_id)
                 assert isinstance(action, Bet)  # the call bot always pays the least allowed
                 state.verify_bet(action.amount)
         return run
@@ -177,7 +176,7 @@ async def measure(connection: BotConnection, spinning: BotConnection, *, calls: 
         # caches than in `bench`'s tight `request_build_us` loop).
         for _ in range(calls):
             turn_request(turn_view(state), session_id=session_id)
-            action = action_from_reply(await connection.decide("Act", payload))
+            action = action_from_reply(await connection._decide(connection._act, "Act", payload))
             assert isinstance(action, Bet)
             state.verify_bet(action.amount)
 
@@ -193,7 +192,7 @@ async def measure(connection: BotConnection, spinning: BotConnection, *, calls: 
         "bridge, arena options + Watch held open": bridged(spinning_stub, call_unary),
         "to_thread bridge, arena options": bridged(arena_stub, to_thread_unary),
         "aio-thread bridge, arena options": aio_bridged,
-        "BotConnection.decide (prebuilt request)": decide_only,
+        "BotConnection._decide (prebuilt request)": decide_only,
         "decide (prebuilt) + building and checking beside it": work_beside_prebuilt,
         "arena path (build + decide + check)": arena_path,
         "arena path + Watch held open on its channel": arena_path_on(spinning),

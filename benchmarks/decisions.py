@@ -45,8 +45,7 @@ async def _decision_rounds(connection: BotConnection, sizes: Sizes) -> dict[str,
         for _ in range(calls):
             # The whole per-decision path of arena.match, minus applying the action (so the state,
             # and with it the payload, stays the same from call to call).
-            request = turn_request(turn_view(state), session_id=session_id)
-            action = action_from_reply(await connection.decide("Act", request))
+            action = await connection.act(turn_view(state), session_id=session_id)
             assert isinstance(action, Bet)  # the call bot always pays the least allowed
             state.verify_bet(action.amount)
         return time.perf_counter() - wall, time.process_time() - cpu

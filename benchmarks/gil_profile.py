@@ -31,10 +31,12 @@ from .common import open_bots
 from .inflight import InflightRun, inflight_specs, sessions_in_flight
 
 _PARTS = (  # (part, where its frames live), innermost match wins
-    ("request and notice conversion", ("arena/transport/_convert.py", "arena/protocol.py")),
+    ("request and notice conversion", ("arena/transport/_convert.py", "arena/transport/_notices.py",
+                                       "arena/protocol.py")),
     ("engine", ("arena/engine/",)),
     ("grpcio Python layer", ("grpc/",)),
-    ("call bridge and BotConnection", ("arena/transport/_bridge.py", "arena/transport/_bot.py")),
+    ("call bridge and BotConnection", ("arena/transport/_bridge.py", "arena/transport/_bot.py",
+                                       "arena/transport/_faults.py")),
     ("session loop", ("arena/match/",)),
     ("trio (scheduler, cancel scopes, nurseries)", ("trio/",)),
 )

@@ -2,9 +2,11 @@
 
 Every decision goes to the seat's bot under its deadline. A late, malformed, illegal or failed
 answer folds the bot at that turn (or declines its svara offer) with the fault recorded in the
-history; the session always runs to its end. Each bot receives only its seat's form of every
-event, as notices: they wait in the seat's queue and travel inside its next decision request (Act
-or Svara); at the session's end each bot gets one Notify, the session's end carrying what is left.
+history; the session always runs to its end. Only a `BotFault` is the bot's: an engine error while
+the arena builds a view or applies a decision is the arena's own bug, and propagates. Each bot
+receives only its seat's form of every event, as notices: they wait on the session's notice board
+and travel inside the seat's next decision request (Act or Svara); at the session's end each bot
+gets one Notify, the session's end carrying what is left.
 """
 
 from __future__ import annotations
@@ -17,12 +19,9 @@ from typing import Any
 
 import trio
 
-from .._proto.seka.v1 import seka_pb2 as pb
-from ..engine import (Action, Amount, Event, Fault, IllegalActionError, Phase, Rules, SessionState, Shuffler,
-                      svara_view, turn_view)
-from ..transport import BotConnection, BotFault, BotSpec, MalformedReplyError, open_bot
-from ..transport._convert import (action_from_reply, answer_from_reply, closing_notice, hello_request, notices_for,
-                                 svara_offer, turn_request)
+from ..engine import (Action, Amount, Event, Fault, Phase, Rules, SessionEnded, SessionState, Shuffler, svara_view,
+                      turn_view)
+from ..transport import BotConnection, BotFault, BotSpec, NoticeBoard, Notices, open_bot, verify_reply
 
 
 @dataclass(frozen=True)
@@ -32,7 +31,15 @@ class SeatReport:
     seat: int
     bot: str
     telemetry: dict[str, Any]
-    dead: str | None
+    dead_kind: Fault | None
+    """How the bot failed for good (it exited, or never became ready), or None."""
+    dead_reason: str | None
+    """What happened then, in words (the exit status, the last lines of its stderr)."""
+
+    @property
+    def dead(self) -> str | None:
+        """`kind: reason`, for people, or None while the bot lived to the end."""
+        return None if self.dead_kind is None else f"{self.dead_kind.value}: {self.dead_reason}"
 
 
 @dataclass(frozen=True)
@@ -52,70 +59,62 @@ async def _each_bot(bots: Sequence[BotConnection], call: Callable[[int, BotConne
         try:
             await call(seat, bot)
         except BotFault as fault:
-            bot.telemetry.faults[fault.kind.value] += 1
+            bot.telemetry.faults[fault.kind] += 1
 
     async with trio.open_nursery() as nursery:
         for seat, bot in enumerate(bots):
             nursery.start_soon(guarded, seat, bot)
 
 
-def _queue_notices(pending: Sequence[list[pb.Notice]], bots: Sequence[BotConnection], state: SessionState,
-                   events: Sequence[Event], session_id: str) -> None:
-    """Add to each seat's pending notices its form of `events`, the batch that just happened.
-
-    Built at once, since `notice_for` reads the balances and pot right after the batch. A dead
-    bot will never be asked again: it gets nothing.
-    """
-    listening = [seat for seat, bot in enumerate(bots) if bot.dead is None]
-    for event in events:
-        told = notices_for(event, listening, session_id=session_id, bots=state.bots, balances=state.balances,
-                           pot=state.pot)
-        for seat, notice in told.items():
-            pending[seat].append(notice)
+def _post_notices(board: NoticeBoard, bots: Sequence[BotConnection], state: SessionState,
+                  events: Sequence[Event]) -> None:
+    """Give each seat its form of `events`, the batch that just happened (a dead bot will never be
+    asked again: it gets nothing)."""
+    board.post(state, events, [seat for seat, bot in enumerate(bots) if bot.dead is None])
 
 
-async def _notify_the_end(bots: Sequence[BotConnection], pending: Sequence[list[pb.Notice]]) -> None:
+async def _notify_the_end(bots: Sequence[BotConnection], board: NoticeBoard) -> None:
     """Send every bot, concurrently, one Notify: the session's end, carrying its notices still pending."""
 
     async def tell(seat: int, bot: BotConnection) -> None:
+        notices = board.take(seat)
         # A bot still working on an abandoned call would time the Notify out as well.
-        if pending[seat] and bot.dead is None and not bot.behind:
-            await bot.call("Notify", closing_notice(pending[seat]))
+        if notices and bot.dead is None and not bot.behind:
+            await bot.notify_end(notices)
 
     await _each_bot(bots, tell)
 
 
 async def _hello(bots: Sequence[BotConnection], rules: Rules, session_id: str) -> None:
     async def greet(seat: int, bot: BotConnection) -> None:
-        limit = bot.spec.limit
-        await bot.call("Hello", hello_request(
-            rules, seats=len(bots), seat=seat, session_id=session_id, decision_ms=limit.decision_ms,
-            time_bank_ms=limit.time_bank_ms, start_ms=limit.start_ms))
+        await bot.hello(rules, seats=len(bots), seat=seat, session_id=session_id)
 
     await _each_bot(bots, greet)
 
 
-async def _decide(bot: BotConnection, state: SessionState, session_id: str,
-                  notices: Sequence[pb.Notice] = ()) -> list[Event]:
-    """Ask the bot to act, telling it `notices` first, and apply its answer; any failure becomes the
-    fault's fold or decline."""
+async def _ask(bot: BotConnection, state: SessionState, session_id: str, notices: Notices) -> Action:
+    """The bot's decision, one the rules allow now, `notices` told first.
+
+    Raises:
+        BotFault: the bot has no such decision (an illegal one included); any other error is the arena's.
+    """
+    if state.phase is Phase.SVARA_OFFER:
+        action: Action = await bot.svara(svara_view(state), notices, session_id=session_id)
+    else:
+        action = await bot.act(turn_view(state), notices, session_id=session_id)
+    verify_reply(state, action)
+    return action
+
+
+async def _decide(bot: BotConnection, state: SessionState, session_id: str, notices: Notices) -> list[Event]:
+    """Ask the bot to act, telling it `notices` first, and apply its answer; the bot's failure becomes
+    the fault's fold or decline."""
     try:
-        action: Action
-        if state.phase is Phase.SVARA_OFFER:
-            offer = svara_offer(svara_view(state), session_id=session_id, dealer=state.dealer, notices=notices)
-            action = answer_from_reply(await bot.decide("Svara", offer))
-        else:
-            turn = turn_request(turn_view(state), session_id=session_id, notices=notices)
-            action = action_from_reply(await bot.decide("Act", turn))
-        return state.apply(action)
+        action = await _ask(bot, state, session_id, notices)
     except BotFault as fault:
-        kind = fault.kind
-    except MalformedReplyError:
-        kind = Fault.MALFORMED
-    except IllegalActionError:
-        kind = Fault.ILLEGAL
-    bot.telemetry.faults[kind.value] += 1
-    return state.apply(None, fault=kind)
+        bot.telemetry.faults[fault.kind] += 1
+        return state.apply(None, fault=fault.kind)
+    return state.apply(action)
 
 
 async def play_session(
@@ -136,29 +135,34 @@ async def play_session(
     told_id = session_id if public_id is None else public_id
     await _hello(bots, rules, told_id)
     events: Sequence[Event] = list(state.events)
-    pending: list[list[pb.Notice]] = [[] for _ in bots]
+    board = NoticeBoard(len(bots), session_id=told_id)
     while True:
         if on_events is not None:
             on_events(state, events)
-        _queue_notices(pending, bots, state, events, told_id)
+        _post_notices(board, bots, state, events)
         if state.is_finished:
             break
         seat = state.to_act
         assert seat is not None
         # The seat's pending notices go inside its request: delivered, even if the call then fails.
-        notices, pending[seat] = pending[seat], []
-        events = await _decide(bots[seat], state, told_id, notices)
-    await _notify_the_end(bots, pending)
+        events = await _decide(bots[seat], state, told_id, board.take(seat))
+    await _notify_the_end(bots, board)
     end = state.events[-1]
+    assert isinstance(end, SessionEnded)
     return SessionResult(
         session_id=session_id,
         seed=seed,
         events=tuple(state.events),
         balances=tuple(state.balances),
-        winners=end.winners,  # type: ignore[union-attr]
-        seats=tuple(SeatReport(seat, bot.name, bot.telemetry.summary(), str(bot.dead) if bot.dead else None)
-                    for seat, bot in enumerate(bots)),
+        winners=end.winners,
+        seats=tuple(_report(seat, bot) for seat, bot in enumerate(bots)),
     )
+
+
+def _report(seat: int, bot: BotConnection) -> SeatReport:
+    dead = bot.dead
+    return SeatReport(seat, bot.name, bot.telemetry.summary(), None if dead is None else dead.kind,
+                      None if dead is None else dead.detail)
 
 
 async def run_session(

@@ -26,7 +26,7 @@ from typing import Any
 
 import trio
 
-from ..engine import Amount, ArenaError, format_amount
+from ..engine import Amount, ArenaError, Fault, format_amount
 from ..history import write_history
 from ..match import SessionResult, run_session
 from ..ratings import SessionOutcome, Standing, standings
@@ -176,7 +176,7 @@ class TournamentRunner:
             log_dir=self.directory / "logs" / record.id, hidden=self.hidden)
         history = write_history(self.directory / "histories" / f"{record.id}.jsonl", result.events)
         for seat in result.seats:
-            if seat.dead is not None and seat.dead.startswith("crash"):
+            if seat.dead_kind is Fault.CRASH:
                 self._crashed.add(seat.bot)
         balances = {record.table[seat]: balance for seat, balance in enumerate(result.balances)}
         telemetry = {seat.bot: seat.telemetry for seat in result.seats}

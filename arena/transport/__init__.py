@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ._bot import CHANNEL_OPTIONS as CHANNEL_OPTIONS
 from ._bot import MAX_REPLY_BYTES as MAX_REPLY_BYTES
 from ._bot import BotConnection as BotConnection
-from ._bot import BotFault as BotFault
 from ._bot import BotSpec as BotSpec
 from ._bot import Telemetry as Telemetry
 from ._bot import TimeLimit as TimeLimit
@@ -12,8 +12,16 @@ from ._bot import is_address as is_address
 from ._bot import open_bot as open_bot
 from ._bot import with_our_python as with_our_python
 from ._bridge import call_unary as call_unary
-from ._convert import MalformedReplyError as MalformedReplyError
+from ._convert import HelloInfo as HelloInfo
+from ._faults import BotFault as BotFault
+from ._faults import IllegalReplyError as IllegalReplyError
+from ._faults import MalformedReplyError as MalformedReplyError
+from ._faults import verify_reply as verify_reply
+from ._notices import NoticeBoard as NoticeBoard
+from ._notices import Notices as Notices
 from ._process import BotProcess as BotProcess
+from ._raw import RawClient as RawClient
+from ._raw import open_raw_client as open_raw_client
 from ._sandbox import DEFAULT_LIMITS as DEFAULT_LIMITS
 from ._sandbox import Isolation as Isolation
 from ._sandbox import ProcessLimits as ProcessLimits

@@ -15,25 +15,34 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from .._proto.seka.v1 import seka_pb2 as pb
 from .._proto.seka.v1 import seka_pb2_grpc as pb_grpc
-from ..engine import ArenaError, Fault
+from ..engine import Action, ArenaError, Fault, Rules, SvaraAnswer, SvaraView, TurnView
 from ..protocol import ADDRESS_ENV
 from ._bridge import call_unary
+from ._convert import (HelloInfo, action_from_reply, answer_from_reply, hello_from_reply, hello_request, svara_offer,
+                       turn_request)
+from ._faults import BotFault
+from ._notices import Notices, closing_notice
 from ._process import BotProcess
 from ._sandbox import Isolation, ProcessLimits, sandbox_env, seal_socket_folder
 
 LOGGER = logging.getLogger(__name__)
+_Request = TypeVar("_Request")
+_Reply = TypeVar("_Reply")
+_NO_NOTICES = Notices()
+"""The default of a call that tells no notices (never posted to: a board holds its own)."""
 
 MAX_REPLY_BYTES = 1 << 20
 """A reply larger than this is refused (RESOURCE_EXHAUSTED) and counts as malformed."""
 
-_CHANNEL_OPTIONS = [
+CHANNEL_OPTIONS = [
     ("grpc.max_receive_message_length", MAX_REPLY_BYTES),
     # Defaults wait a second or more before reconnecting; a bot that is starting needs ~100 ms.
     ("grpc.initial_reconnect_backoff_ms", 50),
@@ -41,6 +50,7 @@ _CHANNEL_OPTIONS = [
     ("grpc.max_reconnect_backoff_ms", 250),
     ("grpc.enable_retries", 0),
 ]
+"""The options of every channel the arena opens to a bot."""
 # Seconds a call that found the bot unreachable waits for its process to exit.
 _EXIT_WAIT = 0.2
 _SOCKET = "bot.sock"
@@ -131,23 +141,14 @@ class BotSpec:
             raise ArenaError(f"bot {self.name!r} needs exactly one of a command and an address")
 
 
-class BotFault(ArenaError):
-    """A bot failed a call: late, malformed, illegal or crashed."""
-
-    def __init__(self, kind: Fault, detail: str) -> None:
-        super().__init__(f"{kind.value}: {detail}")
-        self.kind = kind
-        self.detail = detail
-
-
 @dataclass
 class Telemetry:
     """What the arena measured of one bot in one session."""
 
     latencies: list[float] = field(default_factory=list)
     """Seconds per answered decision."""
-    faults: Counter[str] = field(default_factory=Counter)
-    """Fault counts by type (`timeout`, `illegal`, `malformed`, `crash`)."""
+    faults: Counter[Fault] = field(default_factory=Counter)
+    """Fault counts by kind."""
 
     def summary(self) -> dict[str, Any]:
         """Median, p99 and max decision latency in milliseconds, and fault counts."""
@@ -161,20 +162,28 @@ class Telemetry:
                 "p99": ms(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]) if ordered else None,
                 "max": ms(ordered[-1]) if ordered else None,
             },
-            "faults": dict(sorted(self.faults.items())),
+            "faults": dict(sorted((kind.value, count) for kind, count in self.faults.items())),
         }
 
 
 class BotConnection:
-    """Calls to one bot, one at a time, each under a deadline the arena enforces."""
+    """Calls to one bot, one at a time, each under a deadline the arena enforces.
+
+    Its methods speak engine types: each builds its request, makes the call and converts the
+    reply, and a bot that fails the call raises a `BotFault` saying how.
+    """
 
     def __init__(self, spec: BotSpec, address: str, process: BotProcess | None) -> None:
         self.spec = spec
         self.name = spec.name
         self.address = address
         self.process = process
-        self._channel = grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
-        self._stub = pb_grpc.SekaBotStub(self._channel)
+        self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        stub = pb_grpc.SekaBotStub(self._channel)
+        self._hello: grpc.UnaryUnaryMultiCallable[pb.HelloRequest, pb.HelloReply] = stub.Hello
+        self._act: grpc.UnaryUnaryMultiCallable[pb.TurnRequest, pb.TurnReply] = stub.Act
+        self._svara: grpc.UnaryUnaryMultiCallable[pb.SvaraOffer, pb.SvaraReply] = stub.Svara
+        self._notify: grpc.UnaryUnaryMultiCallable[pb.Notice, pb.NoticeReply] = stub.Notify
         self._health = health_pb2_grpc.HealthStub(self._channel)
         self.telemetry = Telemetry()
         # Seconds, for trio and gRPC; read on every call, so converted once.
@@ -228,13 +237,48 @@ class BotConnection:
 
     # ------------------------------------------------------------ calls
 
-    async def decide(self, method: str, request: Any) -> Any:
+    async def hello(self, rules: Rules, *, seats: int, seat: int, session_id: str) -> HelloInfo:
+        """Tell the bot the table, its seat and its time limits; what it says of itself."""
+        limit = self.spec.limit
+        request = hello_request(rules, seats=seats, seat=seat, session_id=session_id, decision_ms=limit.decision_ms,
+                                time_bank_ms=limit.time_bank_ms, start_ms=limit.start_ms)
+        return hello_from_reply(await self._call(self._hello, "Hello", request, timeout=self._decision))
+
+    async def act(self, view: TurnView, notices: Notices = _NO_NOTICES, *, session_id: str) -> Action:
+        """The bot's action at its turn, `notices` told first: well formed, but not yet checked against
+        the rules (`verify_reply` does, against the state).
+
+        Raises:
+            BotFault: no action: late, crashed, or a malformed reply (`MalformedReplyError`).
+        """
+        request = turn_request(view, session_id=session_id, notices=notices._pending)
+        return action_from_reply(await self._decide(self._act, "Act", request))
+
+    async def svara(self, view: SvaraView, notices: Notices = _NO_NOTICES, *, session_id: str) -> SvaraAnswer:
+        """The bot's answer to a svara offer, `notices` told first.
+
+        Raises:
+            BotFault: no answer: late, crashed, or a malformed reply (`MalformedReplyError`).
+        """
+        request = svara_offer(view, session_id=session_id, notices=notices._pending)
+        return answer_from_reply(await self._decide(self._svara, "Svara", request))
+
+    async def notify_end(self, notices: Notices) -> None:
+        """One Notify: `notices` end with the session's end, which carries the ones before it.
+
+        Raises:
+            BotFault: the bot did not acknowledge it in time, or failed.
+        """
+        await self._call(self._notify, "Notify", closing_notice(notices), timeout=self._decision)
+
+    async def _decide(self, rpc: grpc.UnaryUnaryMultiCallable[_Request, _Reply], method: str,
+                      request: _Request) -> _Reply:
         """An Act or Svara call: deadline = the per-decision limit plus the time bank left."""
         decision = self._decision
         allowed = decision + self.bank_left
         started = time.monotonic()
         try:
-            reply = await self._call(method, request, timeout=allowed)
+            reply = await self._call(rpc, method, request, timeout=allowed)
         except BotFault as fault:
             if fault.kind is Fault.TIMEOUT:
                 self.bank_left = 0.0  # it ran past the limit by the whole bank
@@ -245,11 +289,8 @@ class BotConnection:
             self.bank_left = max(0.0, self.bank_left - (elapsed - decision))
         return reply
 
-    async def call(self, method: str, request: Any) -> Any:
-        """Hello or Notify: deadline = the per-decision limit, no time bank."""
-        return await self._call(method, request, timeout=self._decision)
-
-    async def _call(self, method: str, request: Any, *, timeout: float) -> Any:
+    async def _call(self, rpc: grpc.UnaryUnaryMultiCallable[_Request, _Reply], method: str, request: _Request, *,
+                    timeout: float) -> _Reply:
         if self.dead is not None:
             raise self.dead
         LOGGER.debug("%s %s -> %s", self.name, method, request)
@@ -258,7 +299,7 @@ class BotConnection:
         backstop = trio.CancelScope(deadline=trio.current_time() + timeout + self._slack)
         try:
             with backstop:
-                reply = await call_unary(getattr(self._stub, method), request, timeout=timeout)
+                reply = await call_unary(rpc, request, timeout=timeout)
             if backstop.cancelled_caught:
                 self.behind = True
                 raise BotFault(Fault.TIMEOUT, f"{method} not answered within {timeout * 1000:.0f} ms")

@@ -7,13 +7,17 @@ callback wake the waiting task through the trio token; the event loop never bloc
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import trio
 
+_Request = TypeVar("_Request")
+_Reply = TypeVar("_Reply")
 
-async def call_unary(method: grpc.UnaryUnaryMultiCallable[Any, Any], request: Any, *, timeout: float) -> Any:
+
+async def call_unary(method: grpc.UnaryUnaryMultiCallable[_Request, _Reply], request: _Request, *,
+                     timeout: float) -> _Reply:
     """Send one unary call and wait for its reply without blocking trio.
 
     `timeout` becomes the gRPC deadline; the caller's cancel scopes also cancel the call.
@@ -25,7 +29,7 @@ async def call_unary(method: grpc.UnaryUnaryMultiCallable[Any, Any], request: An
     task = trio.lowlevel.current_task()
     future = method.future(request, timeout=timeout)
 
-    def wake(_: grpc.Future[Any]) -> None:
+    def wake(_: grpc.Future[_Reply]) -> None:
         try:
             token.run_sync_soon(trio.lowlevel.reschedule, task)
         except trio.RunFinishedError:  # the run ended (interrupted): nobody is waiting any more

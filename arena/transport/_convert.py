@@ -1,46 +1,24 @@
-"""Engine views and events to protobuf requests, and bot replies back to engine actions.
+"""Engine views to protobuf requests, and bot replies back to engine actions.
 
-Requests are built only from `TurnView`, `SvaraView` and `redact_for(event, seat)`, so a bot is
-sent exactly what its seat may know.
+Requests are built only from `TurnView`, `SvaraView` and `redact_for(event, seat)` (the notices,
+`_notices.py`), so a bot is sent exactly what its seat may know.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from google.protobuf.unknown_fields import UnknownFieldSet
 
 from .._proto.seka.v1 import seka_pb2 as pb
-from ..engine import (
-    Action,
-    Amount,
-    ArenaError,
-    Bet,
-    Dealt,
-    Entered,
-    Event,
-    Fault,
-    Fold,
-    PotWon,
-    Revealed,
-    Rules,
-    SessionEnded,
-    ShowdownHeld,
-    Show,
-    SvaraAnswer,
-    SvaraView,
-    TurnView,
-    redact_for,
-)
+from ..engine import Action, Amount, Bet, Entered, Fault, Fold, Rules, Show, SvaraAnswer, SvaraView, TurnView
 from ..protocol import PROTOCOL_VERSION, amount_from_proto, amount_to_proto
+from ._faults import MalformedReplyError
 
 _ACTION_KINDS = {"bet": pb.ACTION_KIND_BET, "fold": pb.ACTION_KIND_FOLD, "show": pb.ACTION_KIND_SHOW}
 _FAULTS = {None: pb.FAULT_UNSPECIFIED, Fault.TIMEOUT: pb.FAULT_TIMEOUT, Fault.ILLEGAL: pb.FAULT_ILLEGAL,
            Fault.MALFORMED: pb.FAULT_MALFORMED, Fault.CRASH: pb.FAULT_CRASH}
-
-
-class MalformedReplyError(ArenaError, ValueError):
-    """A reply that is not a well-formed answer to the call (wrong shape, missing choice, bad amount)."""
 
 
 def _amounts(values: Sequence[Amount]) -> list[pb.Amount]:
@@ -103,7 +81,7 @@ def turn_request(view: TurnView, *, session_id: str, notices: Sequence[pb.Notice
     return request
 
 
-def svara_offer(view: SvaraView, *, session_id: str, dealer: int, notices: Sequence[pb.Notice] = ()) -> pb.SvaraOffer:
+def svara_offer(view: SvaraView, *, session_id: str, notices: Sequence[pb.Notice] = ()) -> pb.SvaraOffer:
     """The seat's svara offer, carrying `notices`: those it has not been sent yet, oldest first."""
     return pb.SvaraOffer(
         session_id=session_id,
@@ -116,76 +94,9 @@ def svara_offer(view: SvaraView, *, session_id: str, dealer: int, notices: Seque
         eligible=view.eligible,
         answers=_entries(view.answers),
         balances=_amounts(view.balances),
-        dealer=dealer,
+        dealer=view.dealer,
         notices=notices,
     )
-
-
-def notice_for(event: Event, seat: int, *, session_id: str, bots: Sequence[str], balances: Sequence[Amount],
-               pot: Amount) -> pb.Notice | None:
-    """The notice `seat` receives about `event`, or None when the event brings it no notice.
-
-    A deal is told only to the players dealt in, each seeing its own cards alone. `balances` and
-    `pot` are the state's after the whole batch of events, which ends after a deal's antes.
-    """
-    visible = redact_for(event, seat)
-    if isinstance(visible, Dealt):
-        if seat not in visible.hands:
-            return None
-        return pb.Notice(session_id=session_id, deal=pb.DealNotice(
-            pot_number=visible.pot, replay=visible.replay, dealer=visible.dealer, seat=seat,
-            cards=[str(card) for card in visible.hands[seat]], seats=_seats(bots),
-            players=sorted(_dealt_in(event)), balances=_amounts(balances), pot=amount_to_proto(pot)))
-    if isinstance(visible, (ShowdownHeld, Revealed)):
-        showdown = pb.ShowdownNotice(
-            pot_number=visible.pot, replay=visible.replay,
-            kind=pb.SHOWDOWN_KIND_HEADS_UP if isinstance(visible, ShowdownHeld) else pb.SHOWDOWN_KIND_ACTION_CAP,
-            hands=[pb.ShownHand(seat=shown, cards=[str(card) for card in visible.hands[shown]],
-                                value=visible.values[shown].label) for shown in visible.seats])
-        if visible.winner is not None:
-            showdown.winner = visible.winner
-        return pb.Notice(session_id=session_id, showdown=showdown)
-    if isinstance(visible, PotWon):
-        return pb.Notice(session_id=session_id, pot_result=pb.PotResultNotice(
-            pot_number=visible.pot, winner=visible.seat, amount=amount_to_proto(visible.amount), shown=visible.shown,
-            balances=_amounts(visible.balances)))
-    if isinstance(visible, SessionEnded):
-        return pb.Notice(session_id=session_id, session_end=pb.SessionEndNotice(
-            balances=_amounts(visible.balances), winners=visible.winners))
-    return None
-
-
-def notices_for(event: Event, seats: Sequence[int], *, session_id: str, bots: Sequence[str],
-                balances: Sequence[Amount], pot: Amount) -> dict[int, pb.Notice]:
-    """Each of `seats`' notice about `event`, as `notice_for` gives it (seats it tells nothing are left out).
-
-    Only a deal differs from seat to seat (`redact_for`), so any other event's notice is built once
-    and shared: a request copies the notices it is given.
-    """
-    if isinstance(event, Dealt):
-        told = {seat: notice_for(event, seat, session_id=session_id, bots=bots, balances=balances, pot=pot)
-                for seat in seats}
-        return {seat: notice for seat, notice in told.items() if notice is not None}
-    notice = notice_for(event, seats[0], session_id=session_id, bots=bots, balances=balances, pot=pot) if seats else None
-    return {} if notice is None else dict.fromkeys(seats, notice)
-
-
-def closing_notice(pending: Sequence[pb.Notice]) -> pb.Notice:
-    """The one Notify a bot gets at the session's end: `pending` ends with the session's end, which
-    carries the notices before it (those the bot has not been sent yet, oldest first)."""
-    *earlier, end = pending
-    if end.WhichOneof("notice") != "session_end":
-        raise ValueError(f"the last pending notice is a {end.WhichOneof('notice')}, not the session's end")
-    closing = pb.Notice()
-    closing.CopyFrom(end)
-    closing.session_end.notices.extend(earlier)
-    return closing
-
-
-def _dealt_in(event: Event) -> list[int]:
-    # The unredacted deal names every seat dealt in; the seat's own copy names only itself.
-    assert isinstance(event, Dealt)
-    return list(event.hands)
 
 
 def action_from_reply(reply: pb.TurnReply) -> Action:
@@ -207,8 +118,22 @@ def action_from_reply(reply: pb.TurnReply) -> Action:
 
 
 def answer_from_reply(reply: pb.SvaraReply) -> SvaraAnswer:
+    """The answer to a svara offer; `MalformedReplyError` when the reply is some other message."""
     _refuse_unknown_fields(reply)
     return SvaraAnswer(reply.accept)
+
+
+@dataclass(frozen=True)
+class HelloInfo:
+    """What a bot says of itself in its HelloReply."""
+
+    name: str
+    version: str
+    protocol_version: str
+
+
+def hello_from_reply(reply: pb.HelloReply) -> HelloInfo:
+    return HelloInfo(name=reply.name, version=reply.version, protocol_version=reply.protocol_version)
 
 
 def _refuse_unknown_fields(reply: pb.TurnReply | pb.SvaraReply) -> None:

@@ -17,7 +17,6 @@ from arena.history import history_text
 from arena.match import SessionResult, run_session
 from arena.replay import replay_records
 from arena.transport import BotFault, BotSpec, TimeLimit, open_bot
-from arena.transport._convert import turn_request
 
 from ._support import RELAXED, TWO_POTS, records, sample_spec, seat_actions, spec
 
@@ -77,14 +76,14 @@ async def test_the_call_during_which_a_bot_dies_already_reports_its_exit_status(
     # The bot's socket closes a moment before its process can be reaped; the fault of that very
     # call must still name the exit status and mark the bot dead (it may be its last call).
     # Four bots at once, as the race went the wrong way about one time in four.
-    request = turn_request(turn_view(SessionState(GEORGIAN, bots=["a", "b"], seed="crash")), session_id="crash")
+    view = turn_view(SessionState(GEORGIAN, bots=["a", "b"], seed="crash"))
     faults: list[tuple[BotFault, BotFault | None]] = []
 
     async def crash_once(index: int) -> None:
         crasher = spec(f"crash{index}", "faulty_bot.py", "--mode", "crash", "--at", "1", limit=RELAXED)
         async with open_bot(crasher, log_dir=tmp_path / "logs", socket_dir=tmp_path) as bot:
             try:
-                await bot.decide("Act", request)
+                await bot.act(view, session_id="crash")
             except BotFault as fault:
                 faults.append((fault, bot.dead))
 

@@ -7,7 +7,6 @@ from pathlib import Path
 from arena.engine import GEORGIAN, SessionState, turn_view
 from arena.match import run_session
 from arena.transport import BotFault, TimeLimit, open_bot
-from arena.transport._convert import turn_request
 
 from ._support import RELAXED, TWO_POTS, sample_spec, seat_actions, spec
 
@@ -45,12 +44,12 @@ async def test_a_decision_that_times_out_spends_the_rest_of_the_time_bank(tmp_pa
     # 0.15 s decision has only the 0.1 s limit and times out too.
     limit = TimeLimit(decision_ms=100, time_bank_ms=200, start_ms=5000)
     slow = spec("slow", "faulty_bot.py", "--mode", "slow", "--seconds", "0.35,0.15", limit=limit)
-    request = turn_request(turn_view(SessionState(GEORGIAN, bots=["a", "b"], seed="bank")), session_id="bank")
+    view = turn_view(SessionState(GEORGIAN, bots=["a", "b"], seed="bank"))
     async with open_bot(slow, log_dir=tmp_path / "logs", socket_dir=tmp_path) as bot:
         assert bot.dead is None
         for _ in range(2):
             try:
-                await bot.decide("Act", request)
+                await bot.act(view, session_id="bank")
             except BotFault as fault:
                 assert fault.kind.value == "timeout"
             else:
