@@ -16,10 +16,10 @@ import yaml
 from arena.engine import GEORGIAN
 from arena.match import SessionResult, run_session
 from arena.tournament import TournamentRunner, load_config
-from arena.transport import BotSpec, SandboxError
+from arena.transport import BotSpec, Isolation, SandboxError
 
 from ..match._support import SAMPLE_BOTS, records, wait_until
-from ._support import HOSTILE, RELAXED, SANDBOX, TWO_POTS, caller, hostile, reports
+from ._support import HOSTILE, LIMITS, RELAXED, SANDBOX, TWO_POTS, caller, hostile, reports
 
 
 def _deals(result: SessionResult, seat: int) -> dict[int, list[str]]:
@@ -105,3 +105,19 @@ async def test_a_bot_cannot_point_the_arena_at_another_socket_of_the_host(tmp_pa
     assert seat.telemetry["decisions"] == 0 and seat.dead is not None, seat
     assert seat.dead.startswith("crash: ") and "bot.sock is a symbolic link, not a socket" in seat.dead, seat.dead
     assert result.seats[0].telemetry["faults"] == {} and result.seats[0].dead is None
+
+
+@pytest.mark.skipif(not Path("/dev/vsock").exists(), reason="no vsock on this machine")
+@pytest.mark.parametrize("isolation", [LIMITS, SANDBOX], ids=["limits-lets-it", "sandbox-does-not"])
+async def test_a_bot_cannot_listen_on_a_vsock_port_of_the_machine(tmp_path: Path, isolation: Isolation) -> None:
+    # vsock ports belong to the whole (virtual) machine: no network namespace covers them.
+    listener = hostile("listener", "vsock_listener.py", "17177", isolation=isolation, limit=RELAXED)
+    result = await run_session(TWO_POTS, [caller(isolation=isolation), listener], seed="vsock", session_id="vsock",
+                               log_dir=tmp_path / "logs")
+    assert all(seat.telemetry["faults"] == {} and seat.dead is None for seat in result.seats), result.seats
+    [report] = reports(tmp_path / "logs", "listener", "vsock")
+    if isolation is SANDBOX:
+        assert report == {"listening": False,
+                          "error": "OSError: [Errno 97] Address family not supported by protocol"}, report
+    else:  # the control: the same bot, outside the sandbox, holds a port of the machine
+        assert report == {"listening": True}, report

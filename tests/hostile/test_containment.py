@@ -108,10 +108,12 @@ async def test_kernel_interfaces_a_bot_has_no_use_for_are_refused_in_the_sandbox
     (found,) = reports(tmp_path / "logs", "prober", "syscalls")
     if isolation is SANDBOX:
         assert found == {"unshare": "EPERM", "keyctl": "EPERM", "io_uring_setup": "EPERM", "clone3": "ENOSYS",
-                         "clone_newuser": "EPERM", "ptrace": "EPERM"}, found
-    else:  # the control: the same calls work (clone3 refuses its empty arguments)
+                         "clone_newuser": "EPERM", "ptrace": "EPERM", "memfd_secret": "EPERM",
+                         "listmount": "EPERM", "open_tree_attr": "EPERM"}, found
+    else:  # the control: the same calls work (clone3 and the newer ones refuse their invalid arguments)
         assert found == {"unshare": "ok", "keyctl": "ok", "io_uring_setup": "ok", "clone3": "EINVAL",
-                         "clone_newuser": "ok"}, found
+                         "clone_newuser": "ok", "memfd_secret": "EINVAL", "listmount": "EINVAL",
+                         "open_tree_attr": "EINVAL"}, found
 
 
 @X86_64

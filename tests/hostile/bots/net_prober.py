@@ -20,8 +20,14 @@ from _hostile import CallingBot, arg, report
 from arena.sdk import Action, Bet, Turn, run
 
 
+def visible_interfaces() -> list[str]:
+    """The network interfaces it can see, from /proc (the sandbox refuses netlink sockets)."""
+    with open("/proc/net/dev", encoding="ascii") as table:
+        return sorted(line.split(":")[0].strip() for line in table.readlines()[2:])
+
+
 def probe(port: int) -> bool:
-    interfaces = [name for _, name in socket.if_nameindex()]
+    interfaces = visible_interfaces()
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as connection:
             connection.sendall(b"probe")

@@ -3,7 +3,8 @@
 Each probe is a raw system call through the C library (x86_64 numbers), harmless where it
 succeeds: a new user namespace for itself, and for a child it forks with `clone`, a session
 keyring of its own, a small io_uring, a `clone3` with no arguments (refused as invalid where it
-is allowed) and `ptrace(PTRACE_TRACEME)`
+is allowed), `memfd_secret`, `listmount` and `open_tree_attr` with invalid flags, and
+`ptrace(PTRACE_TRACEME)`
 (only in the sandbox, where its parent is the sandbox's own init). The report gives each probe's
 errno name, or "ok". It then plays like the call bot; with `--x32`, its first turn makes a
 call by the x32 ABI's numbering, which the sandbox answers by killing it.
@@ -57,6 +58,13 @@ def probes(with_ptrace: bool) -> dict[str, str]:
         "keyctl": _probe(250, ctypes.c_int(_KEYCTL_JOIN_SESSION_KEYRING), ctypes.c_void_p(None)),
         "io_uring_setup": _probe(425, ctypes.c_uint(1), params),
         "clone3": _probe(435, ctypes.c_void_p(None), ctypes.c_size_t(0)),
+        # Newer interfaces: memory hidden even from the kernel, the mount table of the machine, a
+        # mount tree of its own with new attributes (all refused as invalid where they are allowed).
+        "memfd_secret": _probe(447, ctypes.c_uint(0xFFFF)),
+        "listmount": _probe(458, ctypes.c_void_p(None), ctypes.c_void_p(None), ctypes.c_size_t(0),
+                            ctypes.c_uint(0xFFFF)),
+        "open_tree_attr": _probe(467, ctypes.c_int(-1), ctypes.c_void_p(None), ctypes.c_uint(0xFFFF),
+                                 ctypes.c_void_p(None), ctypes.c_size_t(0)),
     }
     if with_ptrace:
         found["ptrace"] = _probe(101, ctypes.c_long(0), ctypes.c_long(0), ctypes.c_void_p(None), ctypes.c_void_p(None))
