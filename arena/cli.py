@@ -132,9 +132,11 @@ def _play(args: argparse.Namespace) -> int:
         latency = telemetry["latency_ms"]
         faults = ", ".join(f"{kind} {count}" for kind, count in telemetry["faults"].items()) or "no faults"
         dead = f"; {report.dead}" if report.dead else ""
-        print(f"  seat {report.seat} {report.bot}: balance {result.balances[report.seat]}, "
-              f"{telemetry['decisions']} decisions, median {latency['median']} ms, p99 {latency['p99']} ms, "
-              f"{faults}{dead}")
+        decisions = telemetry["decisions"]
+        # A bot that answered nothing has no latency to show (the telemetry holds None).
+        timing = (f"{decisions} decision{'s' if decisions != 1 else ''}, median {latency['median']} ms, "
+                  f"p99 {latency['p99']} ms" if decisions else "no decisions")
+        print(f"  seat {report.seat} {report.bot}: balance {result.balances[report.seat]}, {timing}, {faults}{dead}")
     return 0
 
 

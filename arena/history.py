@@ -42,7 +42,10 @@ def write_history(path: str | os.PathLike[str], events: Iterable[Event]) -> Path
 
 
 def read_history(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The events of a history file as dicts, each checked to be a JSON object with an `event` name."""
+    """The events of a history file as dicts, each checked to be a JSON object with an `event` name.
+
+    Blank lines at the end are ignored; a blank line between events is refused.
+    """
     records: list[dict[str, Any]] = []
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
@@ -50,7 +53,12 @@ def read_history(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         raise HistoryError(path, 0, f"cannot read: {error.strerror}") from None
     except UnicodeDecodeError as error:
         raise HistoryError(path, 0, f"not UTF-8 text: {error}") from None
+    # JSON Lines allows the file to end with a line break; an editor may leave a blank line too.
+    while lines and not lines[-1].strip():
+        lines.pop()
     for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            raise HistoryError(path, number, "a blank line inside the history (only the end may have some)")
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:

@@ -8,6 +8,8 @@ import pytest
 
 from arena.cli import build_parser, main
 
+from .match._support import BOTS, SAMPLE_BOTS
+
 
 def test_every_command_has_help_with_an_example() -> None:
     parser = build_parser()
@@ -29,3 +31,14 @@ def test_replay_of_a_broken_history_exits_1_naming_the_line(tmp_path: Path, caps
     bad.write_text('{"event": "deal"}\n')
     assert main(["replay", str(bad)]) == 1
     assert f"{bad}:1:" in capsys.readouterr().err
+
+
+def test_play_summarises_a_bot_that_made_no_decision_without_none(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--seed", "3", "--out", str(tmp_path), "--quiet", "--decision-ms", "3000",
+                 f"python3 {SAMPLE_BOTS / 'call_bot.py'}",
+                 f"crasher=python3 {BOTS / 'faulty_bot.py'} --mode crash --at 1"]) == 0
+    seats = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("seat ")]
+    assert len(seats) == 2 and "None" not in "\n".join(seats), seats
+    assert "0 decisions" not in seats[1] and "no decisions" in seats[1], seats
+    assert "median" in seats[0] and "ms" in seats[0], seats

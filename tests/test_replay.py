@@ -109,3 +109,16 @@ def test_events_after_the_end_are_refused() -> None:
     records = [event.to_json() for event in _session().events]
     with pytest.raises(HistoryError, match="after the session"):
         replay_records(records + [records[-1]])
+
+
+def test_a_trailing_blank_line_is_accepted_but_a_blank_line_inside_is_not(history: Path) -> None:
+    text = history.read_text()
+    history.write_text(text + "\n")
+    assert history_text(replay_file(history).state.events) == text
+    history.write_text(text + " \n\n")
+    replay_file(history)
+    lines = text.splitlines(keepends=True)
+    history.write_text("".join(lines[:3]) + "\n" + "".join(lines[3:]))
+    with pytest.raises(HistoryError) as caught:
+        read_history(history)
+    assert caught.value.line == 4 and "blank line" in caught.value.message
