@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 from rich.console import Console
@@ -26,8 +26,7 @@ from .match import run_session
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
 from .ratings import Sprt
 from .replay import describe_event, replay_file
-from .storage import Store
-from .tournament import TournamentRunner, load_config, plan, write_results
+from .tournament import TournamentRunner, load_config, plan, recompute_results
 from .tournament._display import LiveProgress, crosstable_table, standings_table
 from .tournament._sprt import PairResult, run_sprt
 from .transport import BotSpec, Isolation, TimeLimit, is_address, verify_isolation, with_our_python
@@ -194,13 +193,18 @@ def _console() -> Console:
 
 def _print_results(console: Console, standings_path: Path) -> None:
     document = json.loads(standings_path.read_text(encoding="utf-8"))
+    _show_results(console, document, (standings_path.parent / "crosstable.csv").read_text(encoding="utf-8"),
+                  standings_path.parent)
+
+
+def _show_results(console: Console, document: dict[str, Any], crosstable: str, folder: Path) -> None:
     console.print(standings_table(document))
-    console.print(crosstable_table((standings_path.parent / "crosstable.csv").read_text(encoding="utf-8")))
+    console.print(crosstable_table(crosstable))
     secret = document["secret"]
     console.print(f"Seed commitment {document['seed_commitment']}; "
                   + (f"secret revealed: {secret}" if secret else "secret kept until the tournament ends"),
                   highlight=False)
-    console.print(f"Results: {standings_path.parent}")
+    console.print(f"Results: {folder}")
 
 
 def _schedule(args: argparse.Namespace) -> int:
@@ -219,17 +223,19 @@ def _schedule(args: argparse.Namespace) -> int:
 
 
 def _ratings(args: argparse.Namespace) -> int:
-    """Recompute the standings and crosstable of a tournament from its stored results.
+    """Recompute the standings and crosstable of a tournament from its stored results, and print them.
 
+    Rewrites standings.json and crosstable.csv, except with --print-only, or when the folder cannot
+    be written (read-only) or a run holds it: then the results file is only read, nothing in the
+    folder changes, and the output says why.
     Example: seka-arena ratings results/demo
     """
-    directory = Path(args.results)
-    database = directory / "tournament.sqlite" if directory.is_dir() else directory
-    if not database.exists():
-        raise ArenaError(f"no tournament results at {database}")
-    with Store.open(database) as store:
-        path = write_results(store, database.parent)
-    _print_results(_console(), path)
+    path = Path(args.results)
+    results, kept = recompute_results(path, write=not args.print_only)
+    console = _console()
+    _show_results(console, results.standings, results.crosstable, path if path.is_dir() else path.parent)
+    if kept is not None:
+        console.print(f"standings.json and crosstable.csv not rewritten: {kept}", highlight=False, soft_wrap=True)
     return 0
 
 
@@ -305,6 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ratings = commands.add_parser("ratings", help="recompute standings from stored results", description=_ratings.__doc__)
     ratings.add_argument("results", help="results/<tournament> folder (or its tournament.sqlite)")
+    ratings.add_argument("--print-only", action="store_true",
+                         help="only print the standings: write nothing (a read-only folder, or one a run "
+                              "holds, is only read anyway)")
     ratings.set_defaults(run=_ratings)
 
     sprt = commands.add_parser("sprt", help="SPRT of a new bot against an old one", description=_sprt.__doc__)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine import ArenaError, Event
+from .storage import write_atomically
 
 
 class HistoryError(ArenaError):
@@ -32,13 +33,13 @@ def history_text(events: Iterable[Event]) -> str:
 
 
 def write_history(path: str | os.PathLike[str], events: Iterable[Event]) -> Path:
-    """Write a history atomically (temporary file, then rename), so a crash never leaves half a file."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(target.name + ".partial")
-    temporary.write_text(history_text(events), encoding="ascii")
-    os.replace(temporary, target)
-    return target
+    """Write a history atomically (a synced temporary file, then rename), so a crash never leaves half a file.
+
+    Raises:
+        arena.storage.DiskFullError: no space left (no partial file is left behind).
+        arena.storage.StorageError: any other failure to write.
+    """
+    return write_atomically(path, history_text(events), encoding="ascii")
 
 
 def read_history(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

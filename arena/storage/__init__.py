@@ -1,9 +1,16 @@
-"""Storage: each tournament's definition, commitment, plan and results in one SQLite file."""
+"""Storage: each tournament's definition, commitment, plan and results in one SQLite file, in a folder one arena holds."""
 
 from __future__ import annotations
 
 from ._errors import DefinitionMismatchError as DefinitionMismatchError
+from ._errors import DiskFullError as DiskFullError
 from ._errors import StorageError as StorageError
+from ._folder import LOCK_FILE as LOCK_FILE
+from ._folder import FolderBusyError as FolderBusyError
+from ._folder import FolderLock as FolderLock
+from ._folder import FolderReadOnlyError as FolderReadOnlyError
+from ._folder import discard_partial_files as discard_partial_files
+from ._folder import write_atomically as write_atomically
 from ._migrations import MIGRATIONS as MIGRATIONS
 from ._migrations import Migration as Migration
 from ._migrations import apply_migrations as apply_migrations

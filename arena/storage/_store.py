@@ -8,6 +8,12 @@ constraint refuses a finished row without a result. At start-up a session still 
 interrupted: `unfinished()` returns it with the planned ones and the runner plays it again from the
 start (its deals come from its seed, so the replay deals the same cards).
 
+A results file exists only once it is a complete store: a new one is built under a `.partial`
+name and linked into place with its schema. So an existing file that is empty, not SQLite, or has
+another schema is refused, never taken for a new tournament (that would start over and draw a new
+secret). A file opened `read_only` is never written, nor its folder: the standings of a read-only
+results folder can be read. A full disk surfaces as `DiskFullError`, the transaction rolled back.
+
 Amounts are stored as exact-fraction strings (`"15/2"`), never as floats. Timestamps are ISO 8601
 UTC text read from the clock given to `Store.open`.
 """
@@ -21,6 +27,7 @@ import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,8 +40,9 @@ from typing import Any, Protocol
 import yaml
 
 from ..engine import Amount, format_amount, parse_amount
-from ._errors import DefinitionMismatchError, StorageError
-from ._migrations import MIGRATIONS, apply_migrations
+from ._errors import DefinitionMismatchError, DiskFullError, StorageError, is_disk_full
+from ._folder import PARTIAL_SUFFIX, sync_folder
+from ._migrations import MIGRATIONS, Migration, apply_migrations
 
 
 class SessionStatus(enum.Enum):
@@ -135,39 +143,63 @@ class Store:
     can call them directly or through `trio.to_thread.run_sync`.
     """
 
-    def __init__(self, connection: sqlite3.Connection, path: str, *, clock: Callable[[], float]) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: str, *, clock: Callable[[], float],
+                 read_only: bool = False) -> None:
         self._connection = connection
         self._lock = threading.RLock()
         self._clock = clock
         self.path = path
         """The file's path as given to `open`."""
+        self.read_only = read_only
+        """True when opened `read_only`: every write is refused."""
 
     # --- opening and closing -------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, clock: Callable[[], float] = time.time) -> Store:
-        """Open (creating it and its folder if needed) a results file and bring its schema up to date.
+    def open(cls, path: str | os.PathLike[str], *, clock: Callable[[], float] = time.time,
+             read_only: bool = False) -> Store:
+        """Open a results file, creating it (and its folder) when there is none, and bring its schema up to date.
+
+        Args:
+            read_only: read an existing file without writing to it (its folder may be read-only;
+                in a writable one SQLite may leave the empty companions of its write-ahead log);
+                every write is then refused.
 
         Raises:
-            StorageError: the file is not a SQLite database, cannot be written, or was written by a
-                newer version.
+            StorageError: the file is not a seka-arena results file (empty, not SQLite, another
+                schema), cannot be written, or was written by a newer version; with `read_only`,
+                there is no file, or it needs an upgrade.
+            DiskFullError: no space left to create the file.
         """
         where = os.fspath(path)
+        if read_only:
+            connection = _connect_read_only(where)
+            try:
+                _verify_store(connection, where, upgrade=None)
+            except BaseException:
+                connection.close()
+                raise
+            return cls(connection, where, clock=clock, read_only=True)
+        if where != ":memory:" and not os.path.exists(where):
+            _create(Path(where), clock)
+        _refuse_empty(where)
         try:
-            if where != ":memory:":
-                Path(where).parent.mkdir(parents=True, exist_ok=True)
             connection = sqlite3.connect(where, isolation_level=None, check_same_thread=False, timeout=30.0)
-        except (OSError, sqlite3.Error) as error:
+        except sqlite3.Error as error:
             raise StorageError(f"cannot open results file {where}: {error}") from error
         try:
             connection.execute("PRAGMA busy_timeout = 30000")
+            if where == ":memory:":
+                apply_migrations(connection, MIGRATIONS, now=lambda: _iso(clock()))
+            _verify_store(connection, where, upgrade=clock)
             mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if where != ":memory:" and str(mode).lower() != "wal":
                 raise StorageError(f"results file {where} cannot use write-ahead logging (journal mode {mode})")
             connection.execute("PRAGMA synchronous = FULL")
-            apply_migrations(connection, MIGRATIONS, now=lambda: _iso(clock()))
         except sqlite3.Error as error:
             connection.close()
+            if is_disk_full(error):
+                raise DiskFullError(Path(where).parent, f"opening {Path(where).name}") from error
             raise StorageError(f"cannot use results file {where}: {error}") from error
         except BaseException:
             connection.close()
@@ -186,21 +218,32 @@ class Store:
         self.close()
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, doing: str) -> Iterator[sqlite3.Connection]:
         with self._lock:
+            if self.read_only:
+                raise StorageError(f"{self.path} is open read-only (refused: {doing})")
             connection = self._connection
             try:
                 connection.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as error:
-                raise StorageError(f"cannot write results file {self.path}: {error}") from error
+                raise self._failure(error, doing) from error
             try:
                 yield connection
+                connection.execute("COMMIT")
             except BaseException as error:
-                connection.execute("ROLLBACK")
+                try:
+                    connection.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # SQLite already rolled back (it does on a full disk, for one)
                 if isinstance(error, sqlite3.Error):
-                    raise StorageError(f"cannot write results file {self.path}: {error}") from error
+                    raise self._failure(error, doing) from error
                 raise
-            connection.execute("COMMIT")
+
+    def _failure(self, error: sqlite3.Error, doing: str) -> StorageError:
+        where = Path(self.path)
+        if is_disk_full(error):
+            return DiskFullError(where.parent, f"{doing} in {where.name}")
+        return StorageError(f"cannot write results file {self.path} ({doing}): {error}")
 
     def _read(self, sql: str, parameters: Sequence[object] = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -235,7 +278,7 @@ class Store:
         """
         if hashlib.sha256(secret.encode("utf-8")).hexdigest() != commitment:
             raise StorageError("the commitment is not the SHA-256 of the secret")
-        with self._write() as connection:
+        with self._write("storing the tournament") as connection:
             row = connection.execute("SELECT name, definition FROM tournament WHERE id = 1").fetchone()
             if row is None:
                 connection.execute(
@@ -284,7 +327,7 @@ class Store:
         Raises:
             StorageError: no tournament yet, or unfinished sessions without `force`.
         """
-        with self._write() as connection:
+        with self._write("revealing the secret") as connection:
             row = connection.execute("SELECT secret, finished_at FROM tournament WHERE id = 1").fetchone()
             if row is None:
                 raise StorageError(f"{self.path} holds no tournament yet")
@@ -307,7 +350,7 @@ class Store:
         """
         planned = sorted(sessions, key=lambda session: session.index)
         rows = [(s.id, s.index, _dumps(list(s.table)), s.block, s.mirror, s.seed) for s in planned]
-        with self._write() as connection:
+        with self._write("storing the plan") as connection:
             stored = connection.execute("SELECT id, idx, seating, block, mirror, seed FROM sessions ORDER BY idx").fetchall()
             if not stored:
                 connection.executemany(
@@ -327,7 +370,7 @@ class Store:
         Raises:
             StorageError: unknown or already finished session.
         """
-        with self._write() as connection:
+        with self._write(f"marking session {session_id} running") as connection:
             self._check_open(connection, session_id)
             connection.execute(
                 "UPDATE sessions SET status = 'running', started_at = ?, attempts = attempts + 1 WHERE id = ?",
@@ -355,7 +398,7 @@ class Store:
         Raises:
             StorageError: unknown or already finished session, or balances/winners that do not fit it.
         """
-        with self._write() as connection:
+        with self._write(f"recording the result of session {session_id}") as connection:
             seating = self._check_open(connection, session_id)
             if set(balances) != set(seating):
                 raise StorageError(f"session {session_id} seats {seating}, but balances are for {sorted(balances)}")
@@ -449,3 +492,123 @@ def _definition_changes(stored: str, new: str) -> list[str]:
         return ["(the whole file)"]
     keys = sorted(set(old_data) | set(new_data), key=str)
     return [str(key) for key in keys if old_data.get(key) != new_data.get(key)]
+
+
+# --- creating, checking and reading results files ------------------------------------------------
+
+
+def _create(target: Path, clock: Callable[[], float]) -> None:
+    """Build a new, empty store beside `target` and link it into place whole.
+
+    Until the link, nothing exists at `target`: a file there is always a complete store. Another
+    process that created the file meanwhile wins, and its file is used.
+    """
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        if is_disk_full(error):
+            raise DiskFullError(target.parent, f"creating {target.name}") from error
+        raise StorageError(f"cannot create the folder of results file {target}: {error.strerror}") from error
+    temporary = target.with_name(f"{target.name}.{os.getpid()}{PARTIAL_SUFFIX}")
+    leftovers = [temporary, *(temporary.with_name(temporary.name + suffix) for suffix in ("-journal", "-wal", "-shm"))]
+    try:
+        connection = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            connection.execute("PRAGMA synchronous = FULL")
+            apply_migrations(connection, MIGRATIONS, now=lambda: _iso(clock()))
+            connection.execute("PRAGMA journal_mode = WAL")
+        finally:
+            connection.close()
+        try:
+            os.link(temporary, target)
+        except FileExistsError:
+            pass
+        except OSError:
+            if not target.exists():  # a filesystem without hard links
+                os.rename(temporary, target)
+        sync_folder(target.parent)
+    except (OSError, sqlite3.Error, StorageError) as error:
+        if is_disk_full(error):
+            raise DiskFullError(target.parent, f"creating {target.name}") from error
+        if isinstance(error, StorageError):
+            raise
+        raise StorageError(f"cannot create results file {target}: {error}") from error
+    finally:
+        for path in leftovers:
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                pass
+
+
+def _refuse_empty(where: str) -> None:
+    if where != ":memory:" and os.path.isfile(where) and os.path.getsize(where) == 0:
+        raise StorageError(f"{where} is empty (0 bytes): it is not a seka-arena results file, and it is not "
+                           "taken for a new tournament; restore the results file, or move it away to start afresh")
+
+
+def _connect_read_only(where: str) -> sqlite3.Connection:
+    if not os.path.isfile(where):
+        raise StorageError(f"no results file at {where}")
+    _refuse_empty(where)
+    uri = "file:" + urllib.parse.quote(os.path.abspath(where)) + "?mode=ro"
+    connection = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30.0)
+    try:
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return connection
+    except sqlite3.Error as error:
+        connection.close()
+        if getattr(error, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_CANTOPEN:
+            raise StorageError(f"{where} is not a seka-arena results file (not an SQLite database: {error})") from error
+        wal = where + "-wal"
+        if os.path.exists(wal) and os.path.getsize(wal) > 0:
+            raise StorageError(f"cannot read results file {where}: its folder is read-only and its write-ahead "
+                               f"log {wal} holds changes not yet in the file; open it once where it can be written")
+    # A read-only folder: SQLite cannot create the index of the write-ahead log there. With no log
+    # left beside it the file holds everything, and nothing can change it, so it can be read as is.
+    return sqlite3.connect(uri + "&immutable=1", uri=True, check_same_thread=False)
+
+
+def _verify_store(connection: sqlite3.Connection, where: str, *, upgrade: Callable[[], float] | None) -> None:
+    """Refuse a file that is not a results file of this schema; apply missing migrations when `upgrade` (a clock)."""
+    try:
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as error:
+        raise StorageError(f"{where} is not a seka-arena results file (not an SQLite database: {error})") from error
+    if "migrations" not in tables:
+        raise StorageError(f"{where} is not a seka-arena results file (an SQLite database without its migrations "
+                           "table); it is not taken for a new tournament: use another results folder")
+    if upgrade is not None:
+        clock = upgrade
+        apply_migrations(connection, MIGRATIONS, now=lambda: _iso(clock()))
+    applied = [row[0] for row in connection.execute("SELECT name FROM migrations ORDER BY name")]
+    known = [migration.name for migration in MIGRATIONS]
+    unknown = sorted(set(applied) - set(known))
+    if unknown:
+        raise StorageError(f"the database was written by a newer seka-arena: unknown migrations {', '.join(unknown)}")
+    if applied != known:
+        raise StorageError(f"{where} was written by an older seka-arena: open it once where it can be written, "
+                           "to bring its schema up to date")
+    reference, found = _reference_schema(), _schema(connection)
+    differs = sorted(name for name in reference.keys() | found.keys() if reference.get(name) != found.get(name))
+    if differs:
+        raise StorageError(f"{where} is not a seka-arena results file of this schema "
+                           f"(differs in: {', '.join(differs)}); it is not used: restore it, or use another results folder")
+
+
+def _schema(connection: sqlite3.Connection) -> dict[str, tuple[str, str, str]]:
+    rows = connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+    return {name: (kind, table, sql) for kind, name, table, sql in rows}
+
+
+_REFERENCE: dict[tuple[Migration, ...], dict[str, tuple[str, str, str]]] = {}
+
+
+def _reference_schema() -> dict[str, tuple[str, str, str]]:
+    # What every migration gives a fresh database; built once per process.
+    if MIGRATIONS not in _REFERENCE:
+        memory = sqlite3.connect(":memory:", isolation_level=None)
+        apply_migrations(memory, MIGRATIONS, now=lambda: "")
+        _REFERENCE[MIGRATIONS] = _schema(memory)
+        memory.close()
+    return _REFERENCE[MIGRATIONS]

@@ -18,8 +18,11 @@ from ._schedule import mirrors as mirrors
 from ._schedule import plan as plan
 from ._schedule import tables as tables
 from ._runner import Progress as Progress
+from ._runner import TournamentResults as TournamentResults
 from ._runner import TournamentRunner as TournamentRunner
+from ._runner import recompute_results as recompute_results
 from ._runner import results_dir as results_dir
+from ._runner import tournament_results as tournament_results
 from ._runner import write_results as write_results
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

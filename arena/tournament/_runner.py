@@ -1,12 +1,15 @@
 """Running a tournament: the planned sessions in flight under a limit, each result stored as it ends.
 
-Theory of operation: the store is the source of truth. Starting (or restarting) a run loads the
-definition, stores it with the secret's commitment on the first run (or reads the stored secret
-on a resume), stores the plan, and plays every session that is not finished yet: a session that
-was running when the arena died is played again from its start. A session's history file is
-written atomically before its result row, and the result row is one transaction, so an
-interruption at any moment loses at most the sessions in flight. When every session is finished
-the secret is revealed and the standings are written.
+Theory of operation: the store is the source of truth. Starting (or restarting) a run takes the
+results folder's lock (a second arena on the same folder is refused, naming the holder's pid),
+loads the definition, stores it with the secret's commitment on the first run (or reads the
+stored secret on a resume), stores the plan, and plays every session that is not finished yet: a
+session that was running when the arena died is played again from its start. A session's history
+file is written atomically and synced before its result row, and the result row is one
+transaction, so an interruption at any moment loses at most the sessions in flight, and a stored
+result always points to the history it was computed from: only unfinished sessions are played,
+and only the lock holder writes. When every session is finished the secret is revealed and the
+standings are written.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ from ..engine import Amount, ArenaError, Fault, format_amount
 from ..history import write_history
 from ..match import SessionResult, run_session
 from ..ratings import SessionOutcome, Standing, standings
-from ..storage import SessionRecord, Store
+from ..storage import (FolderBusyError, FolderLock, FolderReadOnlyError, SessionRecord, StorageError, Store,
+                       discard_partial_files, write_atomically)
 from ..transport import (BotSpec, Isolation, ProcessLimits, SandboxError, TimeLimit, verify_bot_folders,
                          verify_isolation)
 from ._config import Participant, TournamentConfig
@@ -109,23 +113,51 @@ class TournamentRunner:
         self.hidden = [self.directory, *([config.path] if config.path is not None else [])]
         """What no sandboxed bot may be shown: the results (the store among them) and the tournament file."""
         verify_hidden(config, self.hidden)
-        self.store = Store.open(self.directory / "tournament.sqlite")
-        record = self.store.init_tournament(name=config.name, definition=config.source, secret=config.seed,
-                                            commitment=commitment(config.seed))
-        self.commitment = record.commitment
-        self.config = config.with_seed(record.secret)
-        self.plan: list[PlannedSession] = plan(self.config)
-        self.store.record_plan(self.plan)
+        self._folder = FolderLock.acquire(self.directory, purpose="run")  # held until close()
+        try:
+            discard_partial_files(self.directory)  # what a killed run was writing
+            database = self.directory / "tournament.sqlite"
+            if not database.exists():
+                self._refuse_orphaned_histories(database)
+            self.store = Store.open(database)
+            try:
+                if self.store.tournament() is None:
+                    self._refuse_orphaned_histories(database)
+                record = self.store.init_tournament(name=config.name, definition=config.source, secret=config.seed,
+                                                    commitment=commitment(config.seed))
+                self.commitment = record.commitment
+                self.config = config.with_seed(record.secret)
+                self.plan: list[PlannedSession] = plan(self.config)
+                self.store.record_plan(self.plan)
+            except BaseException:
+                self.store.close()
+                raise
+        except BaseException:
+            self._folder.release()
+            raise
         self.specs = {participant.name: bot_spec(participant, self.config.isolation)
                       for participant in self.config.participants}
         self._crashed: set[str] = set()
+
+    def _refuse_orphaned_histories(self, database: Path) -> None:
+        # Called when there is no tournament stored: histories then belong to a results file that
+        # was lost or replaced, and starting afresh would overwrite them with other games.
+        histories = self.directory / "histories"
+        if histories.is_dir() and any(histories.glob("*.jsonl")):
+            raise StorageError(f"{histories} holds histories, but {database} holds no tournament: they belong "
+                               "to a results file that is gone; restore it to resume, or move the folder away "
+                               "to start afresh")
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], *, out: Path) -> TournamentRunner:
         return cls(load_config(path), out=out)
 
     def close(self) -> None:
-        self.store.close()
+        """Close the store and let another arena use the results folder."""
+        try:
+            self.store.close()
+        finally:
+            self._folder.release()
 
     async def run(self, *, on_progress: Callable[[Progress], None] = lambda progress: None) -> bool:
         """Play every unfinished session; True when the tournament is complete.
@@ -199,14 +231,25 @@ class TournamentRunner:
         return write_results(self.store, self.directory)
 
 
-def write_results(store: Store, directory: Path, *, resamples: int = RESAMPLES) -> Path:
-    """Standings and crosstable from a store's finished sessions; reveals the secret once all are done."""
+@dataclass(frozen=True)
+class TournamentResults:
+    """A tournament's standings and crosstable, as its results folder holds them."""
+
+    standings: dict[str, Any]
+    """The document written to standings.json."""
+    crosstable: str
+    """The text written to crosstable.csv."""
+
+
+def tournament_results(store: Store, *, resamples: int = RESAMPLES) -> TournamentResults:
+    """Standings and crosstable from a store's finished sessions, read without writing anything.
+
+    The secret is shown once every session is finished (or it was revealed by force).
+    """
     records = store.finished_results()
     if not records:
-        raise ArenaError(f"{directory}: no finished session to rate yet")
+        raise ArenaError(f"{Path(store.path).parent}: no finished session to rate yet")
     complete = not store.unfinished()
-    if complete:
-        store.reveal_secret()
     tournament = store.tournament()
     assert tournament is not None
     rows = standings([_outcome(record) for record in records], resamples=resamples)
@@ -219,12 +262,60 @@ def write_results(store: Store, directory: Path, *, resamples: int = RESAMPLES) 
         "complete": complete,
         "sessions": len(records),
         "seed_commitment": tournament.commitment,
-        "secret": tournament.public_secret,
+        "secret": tournament.secret if complete or tournament.secret_revealed else None,
         "standings": [_standing_json(row, faults[row.name]) for row in rows],
     }
-    (directory / "standings.json").write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    (directory / "crosstable.csv").write_text(crosstable_csv(records, [row.name for row in rows]), encoding="utf-8")
+    return TournamentResults(document, crosstable_csv(records, [row.name for row in rows]))
+
+
+def write_results(store: Store, directory: Path, *, resamples: int = RESAMPLES) -> Path:
+    """Standings and crosstable from a store's finished sessions; reveals the secret once all are done."""
+    _write_results(store, directory, resamples=resamples)
     return directory / "standings.json"
+
+
+def _write_results(store: Store, directory: Path, *, resamples: int) -> TournamentResults:
+    results = tournament_results(store, resamples=resamples)
+    if results.standings["complete"]:
+        store.reveal_secret()
+    write_atomically(directory / "standings.json", json.dumps(results.standings, indent=2) + "\n")
+    write_atomically(directory / "crosstable.csv", results.crosstable)
+    return results
+
+
+def recompute_results(path: Path, *, write: bool = True,
+                      resamples: int = RESAMPLES) -> tuple[TournamentResults, str | None]:
+    """The standings of a results folder (or its results file), rewritten there when it can be.
+
+    The files are rewritten (and the secret marked revealed once every session is finished) only
+    when `write` is true, the folder and its results file can be written, and no arena holds the
+    folder; otherwise the results file is only read, and nothing in the folder changes.
+
+    Returns:
+        The results, and why standings.json and crosstable.csv were not rewritten (None if they were).
+    """
+    database = path / "tournament.sqlite" if path.is_dir() else path
+    directory = database.parent
+    if not database.is_file():
+        raise ArenaError(f"no tournament results at {database}")
+    kept: str | None = None if write else "asked to print only"
+    lock: FolderLock | None = None
+    if kept is None and not (os.access(directory, os.W_OK) and os.access(database, os.W_OK)):
+        kept = f"{directory} is read-only"
+    if kept is None:
+        try:
+            lock = FolderLock.acquire(directory, purpose="ratings")
+        except (FolderBusyError, FolderReadOnlyError) as error:
+            kept = str(error)
+    try:
+        if lock is not None:
+            with Store.open(database) as store:
+                return _write_results(store, directory, resamples=resamples), None
+        with Store.open(database, read_only=True) as store:
+            return tournament_results(store, resamples=resamples), kept
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 def _standing_json(row: Standing, faults: int) -> dict[str, Any]:

@@ -68,5 +68,5 @@ def test_migration_names_must_be_ordered(tmp_path: Path) -> None:
 def test_not_a_database(tmp_path: Path) -> None:
     path = tmp_path / "results.db"
     path.write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(StorageError, match="cannot use results file"):
+    with pytest.raises(StorageError, match="is not a seka-arena results file"):
         Store.open(path)

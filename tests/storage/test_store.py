@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 
 from arena.engine import Fault
-from arena.storage import DefinitionMismatchError, SessionStatus, StorageError, Store
+from arena.storage import DefinitionMismatchError, DiskFullError, SessionStatus, StorageError, Store
 from arena.tournament import commitment, parse_config, plan
+
+from .._tmpfs import remount, tmpfs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -196,6 +198,10 @@ for n, session in enumerate(store.unfinished(), 1):
 
 
 def check_consistent(path: Path, *, reported: int) -> None:
+    if not path.exists():  # killed while the new file was built: it is linked into place only once complete
+        assert reported == 0
+        return
+    assert path.stat().st_size > 0
     connection = sqlite3.connect(path)
     assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     connection.close()
@@ -247,3 +253,83 @@ def test_sigkill_while_writing_leaves_a_consistent_file(tmp_path: Path, delay: f
         with Store.open(path) as store:
             assert store.finished_results(), "the writer should have finished some sessions"
             assert len(store.unfinished()) < 66 * 20
+
+
+# --- files that are not stores -----------------------------------------------------------------
+
+def _other_database(path: Path) -> None:
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("CREATE TABLE notes (text TEXT)")
+    connection.close()
+
+
+def _altered_schema(path: Path) -> None:
+    Store.open(path).close()
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("ALTER TABLE sessions ADD COLUMN extra TEXT")
+    connection.close()
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda path: path.write_bytes(b""), r"is empty \(0 bytes\)"),
+    (lambda path: path.write_bytes(b"SQLite format 3\0" + os.urandom(4000)), "not an SQLite database"),
+    (_other_database, "without its migrations table"),
+    (_altered_schema, r"not a seka-arena results file of this schema \(differs in: sessions\)"),
+], ids=["empty", "garbage", "another database", "altered schema"])
+@pytest.mark.parametrize("read_only", [False, True])
+def test_an_existing_file_that_is_not_a_store_is_refused_and_left_as_it_is(
+        tmp_path: Path, make, message: str, read_only: bool) -> None:
+    path = tmp_path / "results.sqlite"
+    make(path)
+    before = path.read_bytes()
+    with pytest.raises(StorageError, match=message):
+        Store.open(path, read_only=read_only)
+    assert path.read_bytes() == before
+    # SQLite may leave the (empty) companions of a write-ahead log a reader opened; nothing else.
+    assert {entry.name for entry in tmp_path.iterdir()} - {"results.sqlite-wal", "results.sqlite-shm"} == {
+        "results.sqlite"}
+    assert not (tmp_path / "results.sqlite-wal").exists() or not (tmp_path / "results.sqlite-wal").stat().st_size
+
+
+def test_a_new_file_appears_complete_and_leaves_nothing_beside_it(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "results.sqlite"
+    Store.open(path).close()
+    assert sorted(entry.name for entry in path.parent.iterdir()) == ["results.sqlite"]
+    with Store.open(path, read_only=True) as store:
+        assert store.tournament() is None and store.sessions() == []
+
+
+def test_a_read_only_store_reads_and_refuses_every_write(tmp_path: Path) -> None:
+    store = opened(tmp_path)
+    store.record_result("s0001", {"a": 1, "b": -1}, ["a"])
+    with Store.open(store.path, read_only=True) as reader:  # while the writer has the file open
+        assert [session.id for session in reader.finished_results()] == ["s0001"]
+        with pytest.raises(StorageError, match=r"open read-only \(refused: marking session s0002 running\)"):
+            reader.mark_running("s0002")
+    store.close()
+    with pytest.raises(StorageError, match="no results file at"):
+        Store.open(tmp_path / "missing.sqlite", read_only=True)
+    assert not (tmp_path / "missing.sqlite").exists()
+
+
+def test_a_full_disk_rolls_the_commit_back_names_the_folder_and_the_file_resumes(tmp_path: Path) -> None:
+    with tmpfs(tmp_path / "disk", size="160k") as disk:
+        store = opened(disk)
+        recorded: list[str] = []
+        telemetry = {"padding": "x" * 30000}  # eight pages per result: the write-ahead log grows fast
+        with pytest.raises(DiskFullError) as caught:
+            for session in store.unfinished():
+                a, b = session.table
+                store.record_result(session.id, {a: 1, b: -1}, [a], telemetry=telemetry)
+                recorded.append(session.id)
+        assert str(caught.value).startswith(f"disk full: no space left on the device holding {disk / 'results'} "
+                                            "while recording the result of session s000")
+        assert "\n" not in str(caught.value) and recorded and len(recorded) < 6
+        store.close()
+        remount(disk, size="4m")
+        with Store.open(disk / "results" / "stored.db") as resumed:
+            assert [session.id for session in resumed.finished_results()] == recorded
+            for session in resumed.unfinished():
+                a, b = session.table
+                resumed.record_result(session.id, {a: 1, b: -1}, [a], telemetry=telemetry)
+            assert len(resumed.finished_results()) == 6

@@ -103,8 +103,8 @@ def test_a_broken_definition_runs_nothing(tmp_path: Path, capsys: pytest.Capture
 
 
 def _finished(database: Path) -> set[str]:
-    try:
-        with sqlite3.connect(database, timeout=5) as connection:
+    try:  # read-only: connecting must not create an (empty) file before the arena creates its store
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5) as connection:
             return {row[0] for row in connection.execute("SELECT id FROM sessions WHERE status = 'finished'")}
     except sqlite3.Error:
         return set()
