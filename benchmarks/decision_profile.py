@@ -6,13 +6,12 @@ Run: .venv/bin/python -m benchmarks.decision_profile [--calls 300] [--rounds 5] 
 
 Every variant calls the same call_bot process with the same TurnRequest, in alternating rounds
 (the median round is kept), so the ratios compare like with like on a noisy machine. Variants
-that change the arena's behaviour are built here from its parts; nothing in `arena/` is patched.
-`--profile` also runs the arena's decision path under pyinstrument (`pip install pyinstrument`;
-not a project dependency) and prints the call tree. `--inflight N` compares N sessions in flight
-as the arena runs them with the same while a Health.Watch stream is held open on every bot's
-channel, and over one asyncio thread driving grpc.aio, next to raw concurrent calls, and reports
-the CPU time of the arena's threads. `--notices` counts the RPCs a session makes per decision,
-next to what other ways of telling the notices would make.
+that change the arena's behaviour are built here from its public parts; nothing in `arena/` is
+patched. `--profile` also runs the arena's decision path under pyinstrument (`pip install
+pyinstrument`; not a project dependency) and prints the call tree. `--inflight N` compares N
+sessions in flight as the arena runs them with raw concurrent calls, and reports the CPU time of
+the arena's threads. `--notices` counts the RPCs a session makes per decision, next to what other
+ways of telling the notices would make.
 """
 
 from __future__ import annotations
@@ -33,15 +32,16 @@ import grpc
 import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena._proto.seka.v1 import seka_pb2_grpc as pb_grpc
-from arena.engine import GEORGIAN, Acted, Bet, Entered, turn_view
+from arena.engine import GEORGIAN, Acted, Entered, Event, SessionState, turn_view
 from arena.match import play_session
-from arena.transport import CHANNEL_OPTIONS, BotConnection, BotSpec, call_unary, open_bot
-from arena.transport._convert import action_from_reply, turn_request
-from arena.transport._notices import notice_for
+from arena.transport import CHANNEL_OPTIONS, BotConnection, NoticeBoard, RawClient, verify_reply
 
 from .common import DEADLINE, decision_state, open_bots, open_tcp_bot, python_bot
-from .inflight import counting_rpcs, inflight_specs, raw_concurrent, sessions_in_flight
+from .inflight import inflight_specs, raw_concurrent, rpc_counts, sessions_in_flight
+
+# Act's path in protos/seka/v1/seka.proto: the grpc.aio bridge below calls it by name, since the
+# benchmarks import no generated code.
+_ACT_PATH = "/seka.v1.SekaBot/Act"
 
 
 class KeepSpinning:
@@ -70,16 +70,18 @@ class AioThread:
         self._thread.start()
         self._channels: list[Any] = []
 
-    def stub(self, address: str) -> Any:
+    def act(self, address: str, *, reply_type: Any) -> Any:
+        """Act on a grpc.aio channel with the arena's options, its replies parsed as `reply_type`."""
         async def make() -> Any:
             channel = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
             self._channels.append(channel)
-            return pb_grpc.SekaBotStub(channel)
+            return channel.unary_unary(_ACT_PATH, request_serializer=lambda request: request.SerializeToString(),
+                                       response_deserializer=reply_type.FromString)
         return asyncio.run_coroutine_threadsafe(make(), self.loop).result()
 
-    async def call(self, stub: Any, method: str, request: Any, *, timeout: float) -> Any:
+    async def call(self, method: Any, request: Any, *, timeout: float) -> Any:
         async def unary() -> Any:
-            return await getattr(stub, method)(request, timeout=timeout)
+            return await method(request, timeout=timeout)
 
         token = trio.lowlevel.current_trio_token()
         task = trio.lowlevel.current_task()
@@ -97,17 +99,6 @@ class AioThread:
             cancelled[0]()
         return future.result()
 
-    def use_for(self, connection: BotConnection) -> Callable[[], None]:
-        """Route a connection's calls through this thread (on this object only); returns the undo."""
-        stub = self.stub(connection.address)
-
-        async def aio_call(rpc: Any, method: str, request: Any, *, timeout: float) -> Any:
-            with trio.fail_after(timeout + connection.spec.limit.slack_seconds):
-                return await self.call(stub, method, request, timeout=timeout)
-
-        connection._call = aio_call  # type: ignore[method-assign]
-        return lambda: delattr(connection, "_call")
-
     def close(self) -> None:
         async def close_all() -> None:
             for channel in self._channels:
@@ -117,85 +108,77 @@ class AioThread:
         self._thread.join()
 
 
-async def to_thread_unary(method: grpc.UnaryUnaryMultiCallable[Any, Any], request: Any, *, timeout: float) -> Any:
+async def to_thread_act(client: RawClient, request: Any, *, timeout: float) -> Any:
     """The other bridge from the notes: the blocking call in a trio worker thread."""
-    return await trio.to_thread.run_sync(lambda: method(request, timeout=timeout))
+    return await trio.to_thread.run_sync(lambda: client.act(request, timeout=timeout))
 
 
-async def measure(connection: BotConnection, spinning: BotConnection, *, calls: int, rounds: int, profile: bool,
+async def bridged_act(client: RawClient, request: Any, *, timeout: float) -> Any:
+    """The arena's bridge (`call_unary`) alone."""
+    return await client.act_bridged(request, timeout=timeout)
+
+
+_ARENA = "arena path (act + verify_reply)"
+_ARENA_TWICE = "arena path + its own work again beside each call"
+
+
+async def measure(connection: BotConnection, *, calls: int, rounds: int, profile: bool,
                   profile_all: bool = False) -> dict[str, tuple[float, float]]:
-    """Median µs and CPU µs per call of every variant; `spinning` is a second connection to the
-    same bot whose channel keeps a Watch stream open throughout."""
+    """Median µs and CPU µs per call of every variant (and one derived from two of them)."""
     state = decision_state()
     session_id = "bench-decision"
-    payload = turn_request(turn_view(state), session_id=session_id)
-    default_channel = grpc.insecure_channel(connection.address)
-    arena_channel = grpc.insecure_channel(connection.address, options=CHANNEL_OPTIONS)
-    spinning_channel = grpc.insecure_channel(connection.address, options=CHANNEL_OPTIONS)
-    default_stub = pb_grpc.SekaBotStub(default_channel)
-    arena_stub = pb_grpc.SekaBotStub(arena_channel)
-    spinning_stub = pb_grpc.SekaBotStub(spinning_channel)
-    keep = KeepSpinning(spinning_channel)
+    payload = RawClient.prebuilt_turn(turn_view(state), session_id=session_id)
+    default = RawClient(connection.address, options=())
+    arena_options = RawClient(connection.address)
+    spinning = RawClient(connection.address)
+    keep = KeepSpinning(spinning.channel)
+    reply = arena_options.act(payload, timeout=DEADLINE)
     aio = AioThread()
-    aio_stub = aio.stub(connection.address)
-    connection_keep = KeepSpinning(spinning._channel)
+    aio_act = aio.act(connection.address, reply_type=type(reply))
 
-    def sync(stub: Any) -> Callable[[], Awaitable[None]]:
+    def sync(client: RawClient) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
             for _ in range(calls):
-                stub.Act(payload, timeout=DEADLINE)
+                client.act(payload, timeout=DEADLINE)
         return run
 
-    def bridged(stub: Any, bridge: Callable[..., Awaitable[Any]]) -> Callable[[], Awaitable[None]]:
+    def bridged(client: RawClient, bridge: Callable[..., Awaitable[Any]]) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
             for _ in range(calls):
-                await bridge(stub.Act, payload, timeout=DEADLINE)
+                await bridge(client, payload, timeout=DEADLINE)
         return run
 
     async def aio_bridged() -> None:
         for _ in range(calls):
-            await aio.call(aio_stub, "Act", payload, timeout=DEADLINE)
+            await aio.call(aio_act, payload, timeout=DEADLINE)
 
-    async def decide_only() -> None:
+    async def arena_path() -> None:
         for _ in range(calls):
-            await connection._decide(connection._act, "Act", payload)
+            verify_reply(state, await connection.act(turn_view(state), session_id=session_id))
 
-    def arena_path_on(bot: BotConnection) -> Callable[[], Awaitable[None]]:
-        async def run() -> None:
-            for _ in range(calls):
-                action = await bot.act(turn_view(state), session_id=session_id)
-                assert isinstance(action, Bet)  # the call bot always pays the least allowed
-                state.verify_bet(action.amount)
-        return run
-
-    arena_path = arena_path_on(connection)
-
-    async def work_beside_prebuilt() -> None:
-        # The arena's own work (build a request, check the reply) between calls, but the prebuilt
-        # request is sent: against `decide_only`, what that work costs among the calls (colder
-        # caches than in `bench`'s tight `request_build_us` loop).
+    async def arena_work_twice() -> None:
+        # The arena's own work (build a request, check a reply) once more between calls: against
+        # the arena path, what that work costs among the calls (colder caches than in the suite's
+        # tight `request_build_us` loop), and so what `act` costs without it.
         for _ in range(calls):
-            turn_request(turn_view(state), session_id=session_id)
-            action = action_from_reply(await connection._decide(connection._act, "Act", payload))
-            assert isinstance(action, Bet)
-            state.verify_bet(action.amount)
+            RawClient.prebuilt_turn(turn_view(state), session_id=session_id)
+            verify_reply(state, RawClient.action(reply))
+            verify_reply(state, await connection.act(turn_view(state), session_id=session_id))
 
     def threads_spinning() -> int:
         # grpcio starts its spin threads as cygrpc.ForkManagedThread, which names them "Thread-N (_run)".
         return sum(1 for thread in threading.enumerate() if thread.name.endswith("(_run)"))
 
     variants: dict[str, Callable[[], Awaitable[None]]] = {
-        "raw sync, default channel": sync(default_stub),
-        "raw sync, arena channel options": sync(arena_stub),
-        "bridge (future + callback), default channel": bridged(default_stub, call_unary),
-        "bridge, arena channel options": bridged(arena_stub, call_unary),
-        "bridge, arena options + Watch held open": bridged(spinning_stub, call_unary),
-        "to_thread bridge, arena options": bridged(arena_stub, to_thread_unary),
+        "raw sync, default channel": sync(default),
+        "raw sync, arena channel options": sync(arena_options),
+        "bridge (future + callback), default channel": bridged(default, bridged_act),
+        "bridge, arena channel options": bridged(arena_options, bridged_act),
+        "bridge, arena options + Watch held open": bridged(spinning, bridged_act),
+        "to_thread bridge, arena options": bridged(arena_options, to_thread_act),
         "aio-thread bridge, arena options": aio_bridged,
-        "BotConnection._decide (prebuilt request)": decide_only,
-        "decide (prebuilt) + building and checking beside it": work_beside_prebuilt,
-        "arena path (build + decide + check)": arena_path,
-        "arena path + Watch held open on its channel": arena_path_on(spinning),
+        _ARENA: arena_path,
+        _ARENA_TWICE: arena_work_twice,
     }
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
     try:
@@ -214,22 +197,23 @@ async def measure(connection: BotConnection, spinning: BotConnection, *, calls: 
         if profile:
             from pyinstrument import Profiler
 
-            for title, path in (("arena path, as the arena runs it", arena_path),
-                                ("arena path, Watch held open on its channel", arena_path_on(spinning))):
-                profiler = Profiler(interval=0.0002, async_mode="disabled")
-                with profiler:
-                    for _ in range(3):
-                        await path()
-                print(f"==== profile: {title} ({3 * calls} decisions)")
-                print(profiler.output_text(unicode=True, color=False, show_all=profile_all))
+            profiler = Profiler(interval=0.0002, async_mode="disabled")
+            with profiler:
+                for _ in range(3):
+                    await arena_path()
+            print(f"==== profile: arena path, as the arena runs it ({3 * calls} decisions)")
+            print(profiler.output_text(unicode=True, color=False, show_all=profile_all))
     finally:
         keep.close()
-        connection_keep.close()
         aio.close()
-        for channel in (default_channel, arena_channel, spinning_channel):
-            channel.close()
-    return {name: (statistics.median(wall for wall, _ in values), statistics.median(cpu for _, cpu in values))
-            for name, values in samples.items()}
+        for client in (default, arena_options, spinning):
+            client.close()
+    medians = {name: (statistics.median(wall for wall, _ in values), statistics.median(cpu for _, cpu in values))
+               for name, values in samples.items()}
+    (arena_wall, arena_cpu), (twice_wall, twice_cpu) = medians[_ARENA], medians[_ARENA_TWICE]
+    medians["BotConnection.act alone (derived: 2 × arena path − the row above)"] = (
+        2 * arena_wall - twice_wall, 2 * arena_cpu - twice_cpu)
+    return medians
 
 
 def thread_cpu_seconds() -> dict[str, float]:
@@ -254,31 +238,19 @@ async def compare_inflight(inflight: int, rounds: int, window: float, *, profile
                            profile_all: bool = False) -> None:
     with tempfile.TemporaryDirectory(prefix="seka-profile-") as directory:
         async with open_bots(inflight_specs(8), workdir=Path(directory)) as bots:
-            payload = turn_request(turn_view(decision_state()), session_id="bench-inflight")
+            view = turn_view(decision_state())
             await sessions_in_flight(bots, 4, warmup=0.2, window=0.5, tag="warm")
-            rows: dict[str, list[tuple[float, float, float]]] = {"raw": [], "arena": [], "arena + Watch": [],
-                                                                 "arena over aio thread": []}
-            aio = AioThread()
-            threads: dict[str, dict[str, float]] = {}
+            rows: dict[str, list[tuple[float, float, float]]] = {"raw": [], "arena": []}
+            threads: dict[str, float] = {}
             for number in range(rounds):
                 calls, cpu = await trio.to_thread.run_sync(
-                    raw_concurrent, [bot.address for bot in bots], inflight, window, payload)
+                    raw_concurrent, [bot.address for bot in bots], inflight, window, view)
                 rows["raw"].append((calls, calls, cpu))
-                for name in ("arena", "arena + Watch", "arena over aio thread"):
-                    keeps = [KeepSpinning(bot._channel) for bot in bots] if name == "arena + Watch" else []
-                    undo = [aio.use_for(bot) for bot in bots] if name == "arena over aio thread" else []
-                    before = thread_cpu_seconds()
-                    try:
-                        run = await sessions_in_flight(bots, inflight, warmup=1.0, window=window,
-                                                       tag=f"{name}-{number}")
-                        after = thread_cpu_seconds()  # before the spin threads held alive exit
-                    finally:
-                        for keep in keeps:
-                            keep.close()
-                        for step in undo:
-                            step()
-                    threads[name] = {key: round(after[key] - before.get(key, 0.0), 2) for key in after}
-                    rows[name].append((run.decisions_per_s, run.rpcs_per_s, run.cpu_us_per_rpc))
+                before = thread_cpu_seconds()
+                run = await sessions_in_flight(bots, inflight, warmup=1.0, window=window, tag=f"arena-{number}")
+                after = thread_cpu_seconds()
+                threads = {key: round(after[key] - before.get(key, 0.0), 2) for key in after}
+                rows["arena"].append((run.decisions_per_s, run.rpcs_per_s, run.cpu_us_per_rpc))
             if profile:
                 from pyinstrument import Profiler
 
@@ -287,7 +259,6 @@ async def compare_inflight(inflight: int, rounds: int, window: float, *, profile
                     await sessions_in_flight(bots, inflight, warmup=1.0, window=window, tag="profile")
                 print(f"==== profile: {inflight} sessions in flight as the arena runs them (trio thread)")
                 print(profiler.output_text(unicode=True, color=False, show_all=profile_all))
-            aio.close()
     raw = statistics.median(row[0] for row in rows["raw"])
     print(f"{inflight} in flight, 8 bot processes, median of {rounds} rounds of {window:g}s")
     print(f"{'':16} {'decisions/s':>12} {'RPCs/s':>8} {'CPU µs/RPC':>11} {'decisions ÷ raw':>16} {'RPCs ÷ raw':>11}")
@@ -296,37 +267,40 @@ async def compare_inflight(inflight: int, rounds: int, window: float, *, profile
         rpcs = statistics.median(value[1] for value in values)
         cpu = statistics.median(value[2] for value in values)
         print(f"{name:16} {decisions:12.0f} {rpcs:8.0f} {cpu:11.1f} {decisions / raw:16.3f} {rpcs / raw:11.3f}")
-    for name, totals in threads.items():
-        print(f"CPU seconds by thread over the last {name} round (window + warm-up; threads that ended "
-              f"meanwhile, such as short-lived spin threads, are missing): {totals}")
+    print(f"CPU seconds by thread over the last arena round (window + warm-up; threads that ended meanwhile, "
+          f"such as short-lived spin threads, are missing): {threads}")
 
 
 async def count_notices(sessions: int) -> None:
     """RPCs per decision as the arena sends them, next to what other ways of telling notices would make."""
     decisions = notices = batches = quiet = 0
+    # Only how many notices each batch makes counts here, not what they say: any state of two seats
+    # serves for the balances and pot they would carry.
+    board = NoticeBoard(2, session_id="n")
+    stand_in = SessionState(GEORGIAN, bots=["a", "b"], seed="n", session="n")
     with tempfile.TemporaryDirectory(prefix="seka-profile-") as directory:
         specs = [python_bot("threshold", "threshold_bot.py"), python_bot("minimal", "minimal_bot.py")]
         async with open_bots(specs, workdir=Path(directory)) as bots:
-            with counting_rpcs(bots) as counted:
-                for number in range(sessions):
-                    seating = bots if number % 2 == 0 else bots[::-1]
-                    result = await play_session(GEORGIAN, seating, seed=f"notices-{number}",
-                                                session_id=f"n{number}")
-                    # A batch is what one decision (or the start) brings: the events up to the next decision.
-                    batch: list[Any] = []
-                    for event in [*result.events, None]:
-                        if event is None or isinstance(event, (Acted, Entered)):
-                            told = sum(1 for seat in range(2) for item in batch
-                                       if notice_for(item, seat, session_id="n", bots=("a", "b"), balances=(0, 0),
-                                                     pot=0) is not None)
-                            notices += told
-                            batches += 1
-                            quiet += told == 0
-                            batch = []
-                            if event is not None:
-                                decisions += 1
+            before = rpc_counts(bots)
+            for number in range(sessions):
+                seating = bots if number % 2 == 0 else bots[::-1]
+                result = await play_session(GEORGIAN, seating, seed=f"notices-{number}", session_id=f"n{number}")
+                # A batch is what one decision (or the start) brings: the events up to the next decision.
+                batch: list[Event] = []
+                for event in [*result.events, None]:
+                    if event is None or isinstance(event, (Acted, Entered)):
+                        board.post(stand_in, batch, [0, 1])
+                        told = len(board.take(0)) + len(board.take(1))
+                        notices += told
+                        batches += 1
+                        quiet += told == 0
+                        batch = []
                         if event is not None:
-                            batch.append(event)
+                            decisions += 1
+                    if event is not None:
+                        batch.append(event)
+            after = rpc_counts(bots)
+    counted = {key: after[key] - before[key] for key in after}
     hellos = 2 * sessions
     noisy = batches - quiet
     print(f"{sessions} sessions of threshold vs minimal: per session {decisions / sessions:.1f} decisions, "
@@ -355,15 +329,12 @@ async def main_async(args: argparse.Namespace) -> None:
             else:
                 (bot,) = await stack.enter_async_context(open_bots([python_bot("call-unix", "call_bot.py")],
                                                                    workdir=workdir))
-            spinning = await stack.enter_async_context(open_bot(
-                BotSpec(name="call-spinning", address=bot.address, limit=bot.spec.limit),
-                log_dir=workdir / "logs", socket_dir=workdir))
-            results = await measure(bot, spinning, calls=args.calls, rounds=args.rounds, profile=args.profile,
+            results = await measure(bot, calls=args.calls, rounds=args.rounds, profile=args.profile,
                                     profile_all=args.profile_all)
     floor = results["raw sync, default channel"][0]
-    print(f"{'variant':55} {'µs/call':>9} {'÷ raw':>7} {'CPU µs':>8}")
+    print(f"{'variant':64} {'µs/call':>9} {'÷ raw':>7} {'CPU µs':>8}")
     for name, (wall, cpu) in results.items():
-        print(f"{name:55} {wall:9.1f} {wall / floor:7.2f} {cpu:8.1f}")
+        print(f"{name:64} {wall:9.1f} {wall / floor:7.2f} {cpu:8.1f}")
 
 
 def main() -> None:
@@ -372,7 +343,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds; the median is kept")
     parser.add_argument("--tcp", action="store_true", help="a bot on loopback TCP instead of a unix socket")
     parser.add_argument("--profile", action="store_true", help="profile the arena path with pyinstrument")
-    parser.add_argument("--inflight", type=int, metavar="N", help="compare N sessions in flight with and without Watch")
+    parser.add_argument("--inflight", type=int, metavar="N", help="compare N sessions in flight with raw calls")
     parser.add_argument("--notices", type=int, metavar="SESSIONS", help="count RPCs per decision over SESSIONS")
     parser.add_argument("--window", type=float, default=4.0, help="seconds per in-flight round")
     parser.add_argument("--profile-all", action="store_true", help="show library frames in the profile too")

@@ -8,12 +8,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import grpc
-
-from arena._proto.seka.v1 import seka_pb2_grpc as pb_grpc
-from arena.engine import Bet, turn_view
-from arena.transport import BotConnection, call_unary
-from arena.transport._convert import action_from_reply, turn_request
+from arena.engine import turn_view
+from arena.transport import BotConnection, RawClient, verify_reply
 
 from .common import DEADLINE, Sizes, decision_state, open_bots, open_tcp_bot, python_bot
 
@@ -22,22 +18,21 @@ async def _decision_rounds(connection: BotConnection, sizes: Sizes) -> dict[str,
     """Raw blocking calls, bridge-only calls and whole arena decisions, in alternating rounds."""
     state = decision_state()
     session_id = "bench-decision"
-    payload = turn_request(turn_view(state), session_id=session_id)
-    channel = grpc.insecure_channel(connection.address)
-    stub = pb_grpc.SekaBotStub(channel)
+    payload = RawClient.prebuilt_turn(turn_view(state), session_id=session_id)
+    raw = RawClient(connection.address, options=())  # a default channel, as a plain grpcio client opens: the floor
     calls = sizes.decision_calls
 
     async def raw_round() -> tuple[float, float]:
         # Blocks the trio thread on purpose: nothing else runs meanwhile, and this is the floor.
         wall, cpu = time.perf_counter(), time.process_time()
         for _ in range(calls):
-            stub.Act(payload, timeout=DEADLINE)
+            raw.act(payload, timeout=DEADLINE)
         return time.perf_counter() - wall, time.process_time() - cpu
 
     async def bridge_round() -> tuple[float, float]:
         wall, cpu = time.perf_counter(), time.process_time()
         for _ in range(calls):
-            await call_unary(stub.Act, payload, timeout=DEADLINE)
+            await raw.act_bridged(payload, timeout=DEADLINE)
         return time.perf_counter() - wall, time.process_time() - cpu
 
     async def arena_round() -> tuple[float, float]:
@@ -45,22 +40,18 @@ async def _decision_rounds(connection: BotConnection, sizes: Sizes) -> dict[str,
         for _ in range(calls):
             # The whole per-decision path of arena.match, minus applying the action (so the state,
             # and with it the payload, stays the same from call to call).
-            action = await connection.act(turn_view(state), session_id=session_id)
-            assert isinstance(action, Bet)  # the call bot always pays the least allowed
-            state.verify_bet(action.amount)
+            verify_reply(state, await connection.act(turn_view(state), session_id=session_id))
         return time.perf_counter() - wall, time.process_time() - cpu
 
     def local_round() -> tuple[float, float]:
         # The arena's own work per decision, with no call: build the request, check a reply.
-        reply = stub.Act(payload, timeout=DEADLINE)
+        reply = raw.act(payload, timeout=DEADLINE)
         start = time.perf_counter()
         for _ in range(calls):
-            turn_request(turn_view(state), session_id=session_id)
+            RawClient.prebuilt_turn(turn_view(state), session_id=session_id)
         built = time.perf_counter()
         for _ in range(calls):
-            action = action_from_reply(reply)
-            assert isinstance(action, Bet)  # the call bot always pays the least allowed
-            state.verify_bet(action.amount)
+            verify_reply(state, RawClient.action(reply))
         return built - start, time.perf_counter() - built
 
     try:
@@ -81,7 +72,7 @@ async def _decision_rounds(connection: BotConnection, sizes: Sizes) -> dict[str,
             samples["check"].append(check / calls * 1e6)
         return {name: statistics.median(values) for name, values in samples.items()}
     finally:
-        channel.close()
+        raw.close()
 
 
 def _decision_figures(medians: dict[str, float], suffix: str) -> dict[str, Any]:

@@ -7,21 +7,17 @@ import os
 import statistics
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import grpc
 import trio
 
-from arena._proto.seka.v1 import seka_pb2 as pb
-from arena._proto.seka.v1 import seka_pb2_grpc as pb_grpc
-from arena.engine import GEORGIAN, turn_view
+from arena.engine import GEORGIAN, TurnView, turn_view
 from arena.match import play_session
-from arena.transport import BotConnection, BotSpec, Telemetry
-from arena.transport._convert import turn_request
+from arena.transport import BotConnection, BotSpec, RawClient, Telemetry
 
 from .common import DEADLINE, Sizes, decision_state, open_bots, python_bot
 
@@ -105,40 +101,38 @@ async def sessions_in_flight(bots: Sequence[BotConnection], inflight: int, *, wa
                 faults += sum(sum(seat.telemetry["faults"].values()) for seat in result.seats)
 
     peak = 0
-    with counting_rpcs(bots) as counts:
-        async with trio.open_nursery() as nursery:
-            for index in range(inflight):
-                nursery.start_soon(slot, index)
-            await trio.sleep(warmup)
-            with machine_and_bots_cpu(bots) as machine:
-                before, start, cpu = dict(counts), time.perf_counter(), time.process_time()
-                measuring = True
-                while (elapsed := time.perf_counter() - start) < window:
-                    peak = max(peak, rss_kib())
-                    await trio.sleep(min(0.05, window - elapsed))
-                counted, after, cpu = finished, dict(counts), time.process_time() - cpu
-                measuring = False
-            nursery.cancel_scope.cancel()
+    async with trio.open_nursery() as nursery:
+        for index in range(inflight):
+            nursery.start_soon(slot, index)
+        await trio.sleep(warmup)
+        with machine_and_bots_cpu(bots) as machine:
+            before, start, cpu = rpc_counts(bots), time.perf_counter(), time.process_time()
+            measuring = True
+            while (elapsed := time.perf_counter() - start) < window:
+                peak = max(peak, rss_kib())
+                await trio.sleep(min(0.05, window - elapsed))
+            counted, after, cpu = finished, rpc_counts(bots), time.process_time() - cpu
+            measuring = False
+        nursery.cancel_scope.cancel()
     rpcs = max(after["rpcs"] - before["rpcs"], 1)
     return InflightRun(counted / elapsed, (after["decisions"] - before["decisions"]) / elapsed, rpcs / elapsed,
                        cpu / rpcs * 1e6, peak, faults, machine["bots_cpu_s"] / rpcs * 1e6, machine["machine_busy"])
 
 
-def raw_concurrent(addresses: Sequence[str], callers: int, seconds: float,
-                   payload: pb.TurnRequest) -> tuple[float, float]:
-    """Calls per second of `callers` threads making blocking Act calls, spread like the sessions,
-    and this process's CPU microseconds per call."""
-    channels = [grpc.insecure_channel(address) for address in addresses]
-    stubs = [pb_grpc.SekaBotStub(channel) for channel in channels]
-    for stub in stubs:
-        stub.Act(payload, timeout=DEADLINE)
+def raw_concurrent(addresses: Sequence[str], callers: int, seconds: float, view: TurnView) -> tuple[float, float]:
+    """Calls per second of `callers` threads making blocking Act calls about `view`, spread like the
+    sessions, and this process's CPU microseconds per call."""
+    payload = RawClient.prebuilt_turn(view, session_id="bench-inflight")
+    clients = [RawClient(address, options=()) for address in addresses]  # default channels, as before
+    for client in clients:
+        client.act(payload, timeout=DEADLINE)
     counts = [0] * callers
     barrier = threading.Barrier(callers + 1)
     stop = threading.Event()
 
     def caller(index: int) -> None:
-        first, second = _pair(index, len(stubs))
-        pair = (stubs[first].Act, stubs[second].Act)
+        first, second = _pair(index, len(clients))
+        pair = (clients[first].act, clients[second].act)
         barrier.wait()
         count = 0
         while not stop.is_set():
@@ -156,38 +150,24 @@ def raw_concurrent(addresses: Sequence[str], callers: int, seconds: float,
     for thread in threads:
         thread.join()
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-    for channel in channels:
-        channel.close()
+    for client in clients:
+        client.close()
     # Calls that finish just after `stop` are counted over a slightly short window: at ~1 ms per
     # call and seconds of window, under a tenth of a percent.
     return sum(counts) / elapsed, cpu / sum(counts) * 1e6
 
 
-@contextmanager
-def counting_rpcs(bots: Sequence[BotConnection]) -> Iterator[dict[str, int]]:
-    """Count every RPC (Hello, Notify, Act, Svara) and every decision (Act, Svara) on the connections.
+def rpc_counts(bots: Sequence[BotConnection]) -> dict[str, int]:
+    """RPCs made so far on the connections (Hello, Notify, Act, Svara), and decisions among them (Act, Svara).
 
-    The wrappers cost one extra coroutine call per RPC, about a microsecond against ~1 ms calls.
+    Read from each connection's telemetry, which `sessions_in_flight` starts afresh.
     """
-    counts = {"rpcs": 0, "decisions": 0}
-    methods = {"hello": False, "notify_end": False, "act": True, "svara": True}  # name: is a decision
-
-    def counted(method: Callable[..., Awaitable[Any]], decision: bool) -> Callable[..., Awaitable[Any]]:
-        async def call(*args: Any, **kwargs: Any) -> Any:
-            counts["rpcs"] += 1
-            counts["decisions"] += decision
-            return await method(*args, **kwargs)
-        return call
-
+    rpcs = decisions = 0
     for bot in bots:
-        for name, decision in methods.items():
-            setattr(bot, name, counted(getattr(bot, name), decision))
-    try:
-        yield counts
-    finally:
-        for bot in bots:
-            for name in methods:
-                delattr(bot, name)  # back to the class's methods
+        calls = bot.telemetry.calls
+        rpcs += calls.total()
+        decisions += calls["Act"] + calls["Svara"]
+    return {"rpcs": rpcs, "decisions": decisions}
 
 
 def inflight_specs(count: int) -> list[BotSpec]:
@@ -202,7 +182,7 @@ async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
     specs = inflight_specs(sizes.inflight_bots)
     figures: dict[str, Any] = {}
     async with open_bots(specs, workdir=workdir) as bots:
-        payload = turn_request(turn_view(decision_state()), session_id="bench-inflight")
+        view = turn_view(decision_state())
         await sessions_in_flight(bots, 4, warmup=0.2, window=0.5, tag="warm")  # threads, caches, channels
         idle = rss_kib()
         faults = 0
@@ -220,7 +200,7 @@ async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
                     # call each) adds a few milliseconds to windows of seconds.
                     with machine_and_bots_cpu(bots) as raw_machine:
                         raws.append(await trio.to_thread.run_sync(
-                            raw_concurrent, [bot.address for bot in bots], 64, sizes.raw_window, payload))
+                            raw_concurrent, [bot.address for bot in bots], 64, sizes.raw_window, view))
                     raw_machine["bot_cpu_us_per_call"] = (raw_machine["bots_cpu_s"] / (raws[-1][0] * sizes.raw_window)
                                                           * 1e6)
                     raw_machines.append(raw_machine)

@@ -149,6 +149,9 @@ class Telemetry:
     """Seconds per answered decision."""
     faults: Counter[Fault] = field(default_factory=Counter)
     """Fault counts by kind."""
+    calls: Counter[str] = field(default_factory=Counter)
+    """RPCs made, answered or not, by method (`Hello`, `Act`, `Svara`, `Notify`): what the
+    benchmarks count RPCs per decision with."""
 
     def summary(self) -> dict[str, Any]:
         """Median, p99 and max decision latency in milliseconds, and fault counts."""
@@ -293,6 +296,7 @@ class BotConnection:
                     timeout: float) -> _Reply:
         if self.dead is not None:
             raise self.dead
+        self.telemetry.calls[method] += 1
         LOGGER.debug("%s %s -> %s", self.name, method, request)
         # The gRPC deadline ends the call; this scope is the backstop should it not (a plain scope:
         # `trio.fail_after` builds a generator-based context manager per call).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import trio
@@ -44,3 +45,13 @@ async def test_the_raw_client_makes_the_same_call_with_nothing_around_it(tmp_pat
             bridged = raw.action(await raw.act_bridged(request, timeout=5.0))
         assert blocking == bridged == await bot.act(turn_view(state), session_id="raw") == Bet(
             state.legal_actions().min_bet)
+
+
+async def test_every_call_is_counted_by_method(tmp_path: Path) -> None:
+    state = SessionState(GEORGIAN, bots=["call", "other"], seed="counted", session="n")
+    async with open_bot(sample_spec("call", "call_bot.py", limit=RELAXED), log_dir=tmp_path / "logs",
+                        socket_dir=tmp_path) as bot:
+        await bot.hello(state.rules, seats=2, seat=0, session_id="n")
+        for _ in range(2):
+            await bot.act(turn_view(state), session_id="n")
+        assert bot.telemetry.calls == Counter({"Hello": 1, "Act": 2})
