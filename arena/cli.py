@@ -26,7 +26,7 @@ from .match import run_session
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
 from .ratings import Sprt
 from .replay import describe_event, replay_file
-from .tournament import TournamentRunner, load_config, plan, recompute_results
+from .tournament import TournamentRunner, limit_problem, load_config, plan, recompute_results
 from .tournament._display import LiveProgress, crosstable_table, standings_table
 from .tournament._sprt import PairResult, run_sprt
 from .transport import BotSpec, Isolation, TimeLimit, is_address, verify_isolation, with_our_python
@@ -283,9 +283,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="a bot: a shell-style command, or host:port / unix:PATH; NAME=... names it")
     play.add_argument("--seed", help="the session seed (default: random, printed)")
     play.add_argument("--out", default=".", help="folder for the history and bot logs (default: current)")
-    play.add_argument("--decision-ms", type=int, default=1000, help="time per decision (default 1000)")
-    play.add_argument("--time-bank-ms", type=int, default=0, help="extra time per session (default 0)")
-    play.add_argument("--start-ms", type=int, default=10000, help="time for a bot to become ready (default 10000)")
+    play.add_argument("--decision-ms", type=_limit("decision_ms"), default=1000, help="time per decision (default 1000)")
+    play.add_argument("--time-bank-ms", type=_limit("time_bank_ms"), default=0, help="extra time per session (default 0)")
+    play.add_argument("--start-ms", type=_limit("start_ms"), default=10000,
+                      help="time for a bot to become ready (default 10000)")
     play.add_argument("--quiet", action="store_true", help="print only the result")
     _isolation_option(play)
     play.set_defaults(run=_play)
@@ -293,8 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check-bot", help="check that a bot follows the protocol",
                                 description=_check_bot.__doc__)
     check.add_argument("--address", help="check a bot already running at HOST:PORT or unix:PATH")
-    check.add_argument("--decision-ms", type=int, default=1000, help="time per call (default 1000)")
-    check.add_argument("--start-ms", type=int, default=10000, help="time to become ready (default 10000)")
+    check.add_argument("--decision-ms", type=_limit("decision_ms"), default=1000, help="time per call (default 1000)")
+    check.add_argument("--start-ms", type=_limit("start_ms"), default=10000, help="time to become ready (default 10000)")
     check.add_argument("--logs", help="folder for the bot's stdout/stderr logs (default: a new temporary one)")
     _isolation_option(check)
     check.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command that starts the bot")
@@ -325,7 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     sprt.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default 0.05)")
     sprt.add_argument("--max-pairs", type=int, default=500, help="stop after this many pairs (default 500)")
     sprt.add_argument("--concurrency", type=int, default=4, help="pairs in flight (default 4)")
-    sprt.add_argument("--decision-ms", type=int, default=1000, help="time per decision (default 1000)")
+    sprt.add_argument("--decision-ms", type=_limit("decision_ms"), default=1000, help="time per decision (default 1000)")
     sprt.add_argument("--seed", help="seed of the pairs' deals (default: random, printed)")
     sprt.add_argument("--out", default=".", help="folder for histories and logs (default: current)")
     _isolation_option(sprt)
@@ -336,6 +337,22 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--quiet", action="store_true", help="print only the verdict")
     replay.set_defaults(run=_replay)
     return parser
+
+
+def _limit(key: str) -> Callable[[str], int]:
+    """An option's parser that applies the tournament file's rule for the limit `key` (ranges included)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number of milliseconds, not {text!r}") from None
+        problem = limit_problem(key, value)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    return parse
 
 
 def _isolation_option(parser: argparse.ArgumentParser) -> None:

@@ -42,3 +42,20 @@ def test_play_summarises_a_bot_that_made_no_decision_without_none(tmp_path: Path
     assert len(seats) == 2 and "None" not in "\n".join(seats), seats
     assert "0 decisions" not in seats[1] and "no decisions" in seats[1], seats
     assert "median" in seats[0] and "ms" in seats[0], seats
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("--decision-ms", "-5", "must be a positive integer, not -5"),
+    ("--decision-ms", "0", "must be a positive integer, not 0"),
+    ("--decision-ms", "10000000000000", "must be at most 60000, not 10000000000000"),
+    ("--time-bank-ms", "-1", "must be a non-negative integer, not -1"),
+    ("--start-ms", "0", "must be a positive integer, not 0"),
+    ("--start-ms", "soon", "must be a whole number of milliseconds, not 'soon'"),
+])
+def test_play_refuses_time_limits_a_tournament_file_would_refuse(
+        option: str, value: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # Refused before any bot starts: the bots named here do not exist.
+    with pytest.raises(SystemExit) as caught:
+        main(["play", f"{option}={value}", "no-such-bot-a", "no-such-bot-b"])
+    assert caught.value.code == 2
+    assert f"argument {option}: {message}" in capsys.readouterr().err

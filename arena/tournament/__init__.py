@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from ..transport import Isolation as Isolation
 from ._config import Format as Format
-from ._config import Limits as Limits
+from ._config import BotLimits as BotLimits
 from ._config import Participant as Participant
 from ._config import TournamentConfig as TournamentConfig
+from ._config import limit_problem as limit_problem
 from ._loader import load_config as load_config
 from ._loader import parse_config as parse_config
 from ._errors import ConfigProblem as ConfigProblem

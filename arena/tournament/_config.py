@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..engine import GEORGIAN, Rules
-from ..transport import Isolation, is_address
+from ..transport import Isolation, ProcessLimits, TimeLimit, is_address
 from ._errors import ConfigProblem, TournamentConfigError
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
@@ -121,55 +121,69 @@ def _raise(source: Path | None, violations: Iterable[Violation], prefix: str = "
 # --- limits ------------------------------------------------------------------------------------
 
 LIMIT_BOUNDS: Mapping[str, Bounds] = MappingProxyType({
-    "decision_ms": Bounds(1),
-    "time_bank_ms": Bounds(0),
-    "start_ms": Bounds(1),
-    "cpu_seconds": Bounds(1),
-    "memory_mb": Bounds(1),
-    "processes": Bounds(1),
-    "open_files": Bounds(1),
-    "file_size_mb": Bounds(1),
+    "decision_ms": Bounds(1, 60_000),
+    "time_bank_ms": Bounds(0, 3_600_000),
+    "start_ms": Bounds(1, 600_000),
+    "cpu_seconds": Bounds(1, 86_400),
+    "memory_mb": Bounds(1, 1 << 20),
+    "processes": Bounds(1, 1 << 16),
+    "open_files": Bounds(1, 1 << 20),
+    "file_size_mb": Bounds(1, 1 << 20),
 })
-"""The values each limit accepts (YAML `limits:` keys, and `play`'s options for the time limits)."""
-OPTIONAL_LIMITS = frozenset({"cpu_seconds", "memory_mb", "processes", "open_files", "file_size_mb"})
+"""The values each limit accepts (the YAML `limits:` keys, and the time limits' command-line options):
+a decision within a minute, a time bank within an hour, a start within ten minutes, resources within
+what a machine has."""
+_TIME_LIMITS = ("decision_ms", "time_bank_ms", "start_ms")
+OPTIONAL_LIMITS = frozenset(LIMIT_BOUNDS) - frozenset(_TIME_LIMITS)
 """Limits that may be None (not limited); `null` in a file lifts a default."""
 
 
 def limit_problem(key: str, value: object, *, shown: str | None = None) -> str | None:
     """What is wrong with `value` as the limit `key`, or None.
 
-    >>> limit_problem("decision_ms", 0), limit_problem("memory_mb", None)
-    ('must be a positive integer, not 0', None)
+    >>> limit_problem("decision_ms", 0), limit_problem("decision_ms", 90_000), limit_problem("memory_mb", None)
+    ('must be a positive integer, not 0', 'must be at most 60000, not 90000', None)
     """
     if value is None and key in OPTIONAL_LIMITS:
         return None
     return LIMIT_BOUNDS[key].problem(value, shown=shown)
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Time and resource budgets of one bot. Resource limits of None mean no limit."""
+def _limit_violations(settings: Mapping[str, object]) -> list[Violation]:
+    return [Violation(key, problem) for key, value in settings.items() if (problem := limit_problem(key, value)) is not None]
 
-    decision_ms: int = 1000
-    """Milliseconds for each decision before the arena acts for the bot."""
-    time_bank_ms: int = 0
-    """Extra milliseconds a bot may draw on over a session when a decision runs past `decision_ms`."""
-    start_ms: int = 10000
-    """Milliseconds to start and answer the handshake."""
-    cpu_seconds: int | None = None
-    """CPU seconds of each bot process (RLIMIT_CPU); `limits` and `sandbox` default to 300."""
-    memory_mb: int | None = None
-    """MiB of memory for the bot and its children (a cgroup limit; address space under `none`); default 1024."""
-    processes: int | None = None
-    """Processes and threads of the bot together (a cgroup limit, not under `none`); default 64."""
-    open_files: int | None = None
-    """Open file descriptors of each bot process (RLIMIT_NOFILE); default 256."""
-    file_size_mb: int | None = None
-    """MiB any file the bot writes may reach (RLIMIT_FSIZE); default 64."""
+
+@dataclass(frozen=True)
+class BotLimits:
+    """Time and resource budgets of one bot, as the transport takes them; the YAML `limits:` keys."""
+
+    time: TimeLimit = TimeLimit()
+    """`decision_ms`, `time_bank_ms` and `start_ms`."""
+    process: ProcessLimits = ProcessLimits()
+    """`cpu_seconds`, `memory_mb`, `processes`, `open_files` and `file_size_mb`; None is no limit (the
+    `limits` and `sandbox` isolation levels then apply their defaults)."""
 
     def __post_init__(self) -> None:
-        _raise(None, [Violation(key, problem) for key in LIMIT_BOUNDS
-                      if (problem := limit_problem(key, getattr(self, key))) is not None], "limits.")
+        _raise(None, _limit_violations(self.settings()), "limits.")
+
+    def settings(self) -> dict[str, int | None]:
+        """The limits by their YAML keys.
+
+        >>> BotLimits().settings()["decision_ms"], BotLimits().settings()["memory_mb"]
+        (1000, None)
+        """
+        return {key: getattr(self.time if key in _TIME_LIMITS else self.process, key) for key in LIMIT_BOUNDS}
+
+    def with_settings(self, settings: Mapping[str, int | None]) -> BotLimits:
+        """These limits with some changed, by their YAML keys (checked).
+
+        >>> BotLimits().with_settings({"decision_ms": 50, "memory_mb": 256}).time.decision_ms
+        50
+        """
+        _raise(None, _limit_violations(settings), "limits.")
+        time: dict[str, Any] = {key: value for key, value in settings.items() if key in _TIME_LIMITS}
+        process: dict[str, Any] = {key: value for key, value in settings.items() if key not in _TIME_LIMITS}
+        return BotLimits(replace(self.time, **time), replace(self.process, **process))
 
 
 # --- participants ------------------------------------------------------------------------------
@@ -188,7 +202,7 @@ class Participant:
     """Absolute folder the command runs in; None only for bots given by address."""
     env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     """Variables added to the arena's environment for the command."""
-    limits: Limits = Limits()
+    limits: BotLimits = BotLimits()
     """The tournament's limits with this bot's overrides applied."""
 
     def __post_init__(self) -> None:
@@ -274,7 +288,7 @@ class TournamentConfig:
     """True when the file gave no seed and the loader drew one; the runner must store it to resume."""
     concurrency: int = 4
     """Sessions played at the same time."""
-    limits: Limits = Limits()
+    limits: BotLimits = BotLimits()
     """The default limits (each participant's own are in `Participant.limits`)."""
     isolation: Isolation = Isolation.NONE
     """How bot processes are fenced in."""

@@ -37,7 +37,7 @@ from ._config import (
     TABLE_SIZE,
     Bounds,
     Format,
-    Limits,
+    BotLimits,
     Participant,
     TournamentConfig,
     Violation,
@@ -311,9 +311,9 @@ def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_di
     else:
         name = reader.report(first_line, "name", "required: the tournament's name")
 
-    limits = _read_limits(reader, top["limits"].node, "limits", Limits()) if "limits" in top else Limits()
+    limits = _read_limits(reader, top["limits"].node, "limits", BotLimits()) if "limits" in top else BotLimits()
     if limits is _BAD:
-        limits = Limits()
+        limits = BotLimits()
 
     participants: list[Participant] | Any
     if "participants" in top:
@@ -408,7 +408,7 @@ def _read_rules(reader: _Reader, top: dict[str, _Entry]) -> Any:
         return reader.report(entry.key_line, "table", str(error))
 
 
-def _read_limits(reader: _Reader, node: yaml.Node, path: str, defaults: Limits) -> Any:
+def _read_limits(reader: _Reader, node: yaml.Node, path: str, defaults: BotLimits) -> Any:
     entries = reader.mapping(node, path, tuple(LIMIT_BOUNDS), "limits")
     if entries is None:
         return _BAD
@@ -417,11 +417,11 @@ def _read_limits(reader: _Reader, node: yaml.Node, path: str, defaults: Limits) 
               for key, entry in entries.items()}  # null lifts an optional default limit
     if any(value is _BAD for value in values.values()):
         return _BAD
-    return replace(defaults, **values)
+    return defaults.with_settings(values)
 
 
 def _read_participants(
-    reader: _Reader, entry: _Entry, limits: Limits, *, base_dir: Path, run_dir: Path, python: str | None
+    reader: _Reader, entry: _Entry, limits: BotLimits, *, base_dir: Path, run_dir: Path, python: str | None
 ) -> Any:
     node = entry.node
     if not isinstance(node, yaml.SequenceNode):
@@ -443,7 +443,7 @@ def _read_participants(
 
 
 def _read_participant(
-    reader: _Reader, node: yaml.Node, path: str, defaults: Limits, *, base_dir: Path, run_dir: Path, python: str | None,
+    reader: _Reader, node: yaml.Node, path: str, defaults: BotLimits, *, base_dir: Path, run_dir: Path, python: str | None,
 ) -> tuple[Any, int, Any]:
     """The participant (or _BAD), and the line and value of its name (or _BAD) for the duplicate check."""
     before = len(reader.problems)

@@ -35,8 +35,7 @@ from ..match import SessionResult, run_session
 from ..ratings import SessionOutcome, Standing, standings
 from ..storage import (FolderBusyError, FolderLock, FolderReadOnlyError, SessionRecord, StorageError, Store,
                        discard_partial_files, write_atomically)
-from ..transport import (BotSpec, Isolation, ProcessLimits, SandboxError, TimeLimit, verify_bot_folders,
-                         verify_isolation)
+from ..transport import BotSpec, Isolation, SandboxError, verify_bot_folders, verify_isolation
 from ._config import Participant, TournamentConfig
 from ._loader import load_config
 from ._schedule import PlannedSession, commitment, plan
@@ -62,13 +61,9 @@ def results_dir(out: Path, name: str) -> Path:
 
 def bot_spec(participant: Participant, isolation: Isolation) -> BotSpec:
     """The transport's view of a participant: how to reach it, what it is allowed and how it is fenced in."""
-    limits = participant.limits
-    limit = TimeLimit(decision_ms=limits.decision_ms, time_bank_ms=limits.time_bank_ms, start_ms=limits.start_ms)
-    process = ProcessLimits(cpu_seconds=limits.cpu_seconds, memory_mb=limits.memory_mb, processes=limits.processes,
-                            open_files=limits.open_files, file_size_mb=limits.file_size_mb)
     return BotSpec(name=participant.name, command=participant.command, address=participant.address,
-                   cwd=str(participant.cwd) if participant.cwd else None, env=dict(participant.env), limit=limit,
-                   process=process, isolation=isolation)
+                   cwd=str(participant.cwd) if participant.cwd else None, env=dict(participant.env),
+                   limit=participant.limits.time, process=participant.limits.process, isolation=isolation)
 
 
 def verify_hidden(config: TournamentConfig, hidden: Sequence[Path]) -> None:

@@ -11,15 +11,16 @@ import pytest
 
 from arena.engine import ArenaError, parse_amount
 from arena.tournament import (
+    BotLimits,
     Format,
     Isolation,
-    Limits,
     Participant,
     TournamentConfig,
     TournamentConfigError,
     load_config,
     parse_config,
 )
+from arena.transport import ProcessLimits, TimeLimit
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -272,7 +273,7 @@ def test_defaults() -> None:
     assert (config.sessions_per_table, config.duplicate) == (1, True)
     assert (config.seed, config.seed_generated) == ("fixed", False)
     assert config.concurrency == 4
-    assert config.limits == Limits(decision_ms=1000, time_bank_ms=0, start_ms=10000)
+    assert config.limits == BotLimits(TimeLimit(decision_ms=1000, time_bank_ms=0, start_ms=10000))
     assert config.isolation is Isolation.NONE
     assert config.restart_crashed is True
     assert config.source == GOOD
@@ -324,14 +325,16 @@ restart_crashed: false
     assert (config.table_size, config.format, config.challenger, config.sessions_per_table) == (3, Format.GAUNTLET, "c", 2)
     assert (config.seed, config.seed_generated, config.concurrency) == ("42", False, 2)
     assert config.isolation is Isolation.LIMITS and config.restart_crashed is False
-    defaults = Limits(decision_ms=200, time_bank_ms=1000, start_ms=3000, cpu_seconds=60, memory_mb=512, open_files=64)
+    defaults = BotLimits(TimeLimit(decision_ms=200, time_bank_ms=1000, start_ms=3000),
+                         ProcessLimits(cpu_seconds=60, memory_mb=512, open_files=64))
     assert config.limits == defaults
     a, b, c, d = config.participants
     # python3 becomes the arena's interpreter; cwd is relative to the YAML file's folder.
     assert a.command == (str(interpreter), "-u", "bots/a.py", "--level", "3")
     assert a.cwd == tmp_path.resolve()
     assert dict(a.env) == {"LEVEL": "3", "MODE": "fast"}
-    assert a.limits == Limits(decision_ms=50, time_bank_ms=1000, start_ms=3000, cpu_seconds=60, memory_mb=None, open_files=64)
+    assert a.limits == BotLimits(TimeLimit(decision_ms=50, time_bank_ms=1000, start_ms=3000),
+                                 ProcessLimits(cpu_seconds=60, memory_mb=None, open_files=64))
     assert b.command == ("./run.sh",) and b.cwd == (tmp_path / "bots").resolve()
     assert b.limits == defaults
     assert (c.address, c.cwd, d.address) == ("[::1]:7000", None, "h:4")
@@ -407,8 +410,8 @@ def test_hand_built_participants_and_limits_check_themselves(tmp_path: Path) -> 
         Participant("a", address="h:1", cwd=tmp_path)
     with pytest.raises(TournamentConfigError, match=r"participants\['a'\].address: must be 'host:port'"):
         Participant("a", address="localhost")
-    with pytest.raises(TournamentConfigError, match=r"limits.time_bank_ms: must be a non-negative integer, not -1"):
-        Limits(time_bank_ms=-1)
+    with pytest.raises(TournamentConfigError, match=r"limits.decision_ms: must be at most 60000, not 90000"):
+        BotLimits(TimeLimit(decision_ms=90_000))
 
 
 def test_an_absolute_program_that_does_not_exist_says_so(tmp_path: Path) -> None:
@@ -434,3 +437,14 @@ def test_yaml_nested_20000_deep_is_a_clear_error(tmp_path: Path) -> None:
         "F:2: YAML nested more than 64 levels deep (a tournament file needs 4)"]
     nested = "name: x\nparticipants:\n  - " + "{a: " * 20_000 + "1" + "}" * 20_000 + "\n"
     assert problems(tmp_path, nested) == ["F:3: YAML nested more than 64 levels deep (a tournament file needs 4)"]
+
+
+def test_limits_have_maximums(tmp_path: Path) -> None:
+    text = GOOD + "limits:\n  decision_ms: 10000000000000\n  time_bank_ms: 3600001\n  start_ms: 600001\n" \
+                  "  memory_mb: 99999999\n"
+    assert problems(tmp_path, text) == [
+        "F:9: limits.decision_ms: must be at most 60000, not 10000000000000",
+        "F:10: limits.time_bank_ms: must be at most 3600000, not 3600001",
+        "F:11: limits.start_ms: must be at most 600000, not 600001",
+        "F:12: limits.memory_mb: must be at most 1048576, not 99999999",
+    ]

@@ -10,7 +10,7 @@ from google.protobuf import text_format
 from arena._proto.seka.v1 import seka_pb2 as pb
 from arena.engine import ArenaError
 from arena.match import run_session
-from arena.tournament import Isolation, Limits, Participant
+from arena.tournament import BotLimits, Isolation, Participant
 from arena.tournament._runner import bot_spec
 from arena.transport import TimeLimit
 
@@ -32,7 +32,7 @@ def test_seconds_only_where_trio_and_grpc_take_them() -> None:
 
 def test_a_participants_limits_become_its_time_limit_unchanged() -> None:
     participant = Participant(name="p", command=("python3", "bot.py"), cwd=Path("/"),
-                              limits=Limits(decision_ms=123, time_bank_ms=4567, start_ms=8901))
+                              limits=BotLimits(TimeLimit(decision_ms=123, time_bank_ms=4567, start_ms=8901)))
     assert bot_spec(participant, Isolation.NONE).limit == TimeLimit(decision_ms=123, time_bank_ms=4567,
                                                                     start_ms=8901)
 
