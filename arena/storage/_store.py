@@ -28,7 +28,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -260,7 +260,8 @@ class Store:
 
     # --- the tournament ------------------------------------------------------------------------
 
-    def init_tournament(self, *, name: str, definition: str, secret: str, commitment: str) -> TournamentRecord:
+    def init_tournament(self, *, name: str, definition: str, secret: str, commitment: str,
+                        may_change: Collection[str] = ()) -> TournamentRecord:
         """Record the tournament before its first session, or check a resumed one against the record.
 
         On a fresh file this stores everything given. On a file that already holds the tournament
@@ -271,6 +272,7 @@ class Store:
             definition: the YAML text; a resume matches when it means the same (comments and
                 layout may differ).
             commitment: SHA-256 hex of `secret` (`arena.tournament.commitment`).
+            may_change: top-level keys of the definition a resumed run may change (they change no result).
 
         Raises:
             DefinitionMismatchError: the file holds another tournament, or this one defined differently.
@@ -291,7 +293,7 @@ class Store:
                     raise DefinitionMismatchError(
                         f"{self.path} holds tournament {stored_name!r}, not {name!r}: use another results file"
                     )
-                changed = _definition_changes(stored_definition, definition)
+                changed = [key for key in _definition_changes(stored_definition, definition) if key not in may_change]
                 if changed:
                     raise DefinitionMismatchError(
                         f"{self.path} holds tournament {name!r} with another definition "
@@ -342,27 +344,40 @@ class Store:
 
     # --- sessions ------------------------------------------------------------------------------
 
-    def record_plan(self, sessions: Iterable[PlannedLike]) -> None:
-        """Store the plan, all sessions `planned`, in one transaction; on resume, check it is unchanged.
+    def record_plan(self, sessions: Iterable[PlannedLike], *, total: int | None = None) -> None:
+        """Store planned sessions, `planned`, in one transaction; those already stored must be unchanged.
+
+        A plan may be stored a part at a time: the runner stores its last session first, then each
+        chunk just before playing it, so that a plan of a million sessions starts at once and yet
+        the file never holds a plan that looks finished before it is.
+
+        Args:
+            sessions: the whole plan, or a part of it, in plan order (read once).
+            total: the number of sessions in the whole plan, when `sessions` is a part of it.
 
         Raises:
             DefinitionMismatchError: the file already holds a different plan.
         """
-        planned = sorted(sessions, key=lambda session: session.index)
-        rows = [(s.id, s.index, _dumps(list(s.table)), s.block, s.mirror, s.seed) for s in planned]
         with self._write("storing the plan") as connection:
-            stored = connection.execute("SELECT id, idx, seating, block, mirror, seed FROM sessions ORDER BY idx").fetchall()
-            if not stored:
-                connection.executemany(
-                    "INSERT INTO sessions (id, idx, seating, block, mirror, seed) VALUES (?, ?, ?, ?, ?, ?)", rows
-                )
-                return
-            if [tuple(row) for row in stored] != rows:
-                first = next(
-                    (new[0] for new, old in zip(rows, stored, strict=False) if tuple(old) != new),
-                    f"the count ({len(stored)} stored, {len(rows)} now)",
-                )
-                raise DefinitionMismatchError(f"{self.path} holds another plan (first difference: {first})")
+            stored_size = connection.execute("SELECT max(idx) FROM sessions").fetchone()[0]
+            if stored_size is not None and total is not None and stored_size != total:
+                raise DefinitionMismatchError(self._another_plan(f"the count ({stored_size} stored, {total} now)"))
+            count = 0
+            for session in sessions:
+                row = (session.id, session.index, _dumps(list(session.table)), session.block, session.mirror, session.seed)
+                stored = connection.execute("SELECT id, idx, seating, block, mirror, seed FROM sessions WHERE idx = ?",
+                                            (session.index,)).fetchone()
+                if stored is None:
+                    connection.execute(
+                        "INSERT INTO sessions (id, idx, seating, block, mirror, seed) VALUES (?, ?, ?, ?, ?, ?)", row)
+                elif tuple(stored) != row:
+                    raise DefinitionMismatchError(self._another_plan(session.id))
+                count += 1
+            if stored_size is not None and total is None and stored_size != count:
+                raise DefinitionMismatchError(self._another_plan(f"the count ({stored_size} stored, {count} now)"))
+
+    def _another_plan(self, difference: str) -> str:
+        return f"{self.path} holds another plan (first difference: {difference})"
 
     def mark_running(self, session_id: str) -> None:
         """Mark a session as started (again, after an interruption): status, start time, attempts.
@@ -441,9 +456,29 @@ class Store:
             raise StorageError(f"no session {session_id!r} in {self.path}")
         return _session(rows[0])
 
-    def unfinished(self) -> list[SessionRecord]:
-        """Sessions still to play, in plan order: planned ones, and running ones a killed run left behind."""
-        return [_session(row) for row in self._read("SELECT * FROM sessions WHERE status != 'finished' ORDER BY idx")]
+    def unfinished(self, *, first: int = 1, last: int | None = None) -> list[SessionRecord]:
+        """Sessions still to play, in plan order: planned ones, and running ones a killed run left behind.
+
+        Args:
+            first: the plan position (1-based) to start from.
+            last: the last plan position to include (default: to the end).
+        """
+        rows = self._read("SELECT * FROM sessions WHERE status != 'finished' AND idx >= ? AND (? IS NULL OR idx <= ?) "
+                          "ORDER BY idx", (first, last, last))
+        return [_session(row) for row in rows]
+
+    def tally(self) -> tuple[int, int]:
+        """Finished sessions, and the faults recorded in them (`{bot: {fault type: count}}`), read row by row."""
+        finished = faults = 0
+        with self._lock:
+            try:
+                for (text,) in self._connection.execute("SELECT faults FROM sessions WHERE status = 'finished'"):
+                    finished += 1
+                    recorded = json.loads(text) if text is not None else {}
+                    faults += sum(sum(kinds.values()) for kinds in recorded.values())
+            except sqlite3.Error as error:
+                raise StorageError(f"cannot read results file {self.path}: {error}") from error
+        return finished, faults
 
     def finished_results(self) -> list[SessionRecord]:
         """Finished sessions with their results, in plan order."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ..transport import Isolation as Isolation
-from ._config import Format as Format
 from ._config import BotLimits as BotLimits
 from ._config import Participant as Participant
 from ._config import TournamentConfig as TournamentConfig
@@ -12,6 +11,8 @@ from ._loader import load_config as load_config
 from ._loader import parse_config as parse_config
 from ._errors import ConfigProblem as ConfigProblem
 from ._errors import TournamentConfigError as TournamentConfigError
+from ._schedule import Format as Format
+from ._schedule import Plan as Plan
 from ._schedule import PlannedSession as PlannedSession
 from ._schedule import block_seed as block_seed
 from ._schedule import commitment as commitment

@@ -12,29 +12,22 @@ it reads, so it can place each problem on its file line and report every problem
 from __future__ import annotations
 
 import difflib
-import enum
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ..engine import GEORGIAN, Rules
+from ..engine import GEORGIAN, Rules, format_amount
 from ..transport import Isolation, ProcessLimits, TimeLimit, is_address
 from ._errors import ConfigProblem, TournamentConfigError
+from ._schedule import Format, count_sessions
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 _NAME_RULE = "1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"
-
-
-class Format(enum.Enum):
-    """How tables are drawn from the participants."""
-
-    ROUND_ROBIN = "round_robin"
-    """Every combination of `table_size` participants plays."""
-    GAUNTLET = "gauntlet"
-    """The challenger plays every combination of `table_size - 1` other participants."""
 
 
 @dataclass(frozen=True)
@@ -251,15 +244,72 @@ def duplicate_names(names: Sequence[str]) -> list[tuple[int, int]]:
 
 TABLE_SIZE = Bounds(2, 6, enumerated=True)
 """Seats at a table."""
-SESSIONS_PER_TABLE = Bounds(1)
+SESSIONS_PER_TABLE = Bounds(1, 1_000_000)
 """Duplicate blocks (or sessions, without duplicate dealing) per table."""
-CONCURRENCY = Bounds(1)
+CONCURRENCY = Bounds(1, 1024)
 """Sessions in flight."""
+POTS = Bounds(1, 10_000)
+"""Ordinary pots in a session (`table.pots`)."""
+MAX_ACTIONS = Bounds(2, 10_000)
+"""The action cap of a deal (`table.max_actions`)."""
+MAX_PARTICIPANTS = 1000
+"""Bots in a tournament."""
+MAX_SESSIONS = 10_000_000
+"""Sessions in a plan: a plan is stored as play reaches it, so this bounds only the results file."""
+SVARA_DEPTH = 16
+"""Nested svaras in one pot that the amount rule (`largest_amount`) allows for. Each needs a tie at a
+showdown (about 1 in 7 even when six hands are shown), so 16 in one pot come about once in 10^13 pots."""
+_INT64 = 2**63 - 1  # the protocol's `Amount` is two int64s
 
 
 def participants_problem(count: int) -> str | None:
     """What is wrong with a tournament of `count` bots, or None."""
-    return f"needs at least two bots, not {count}" if count < 2 else None
+    if count < 2:
+        return f"needs at least two bots, not {count}"
+    if count > MAX_PARTICIPANTS:
+        return f"at most {MAX_PARTICIPANTS} bots, not {count}"
+    return None
+
+
+def largest_amount(rules: Rules, seats: int, *, svaras: int = SVARA_DEPTH) -> int:
+    """A bound on every numerator and denominator (in lowest terms) of an amount in a session.
+
+    The pot of a deal holds at most the antes and `max_actions` payments of `max_bet`. A svara
+    re-entry is half the frozen pot, paid by at most `seats - 2` players, so each nested svara
+    multiplies the pot by at most `seats / 2` before its replay adds the same payments again, and
+    doubles the denominator. A balance is at most the sum of a session's pots. The bound holds
+    for bets on the table's grid (multiples of one over the settings' denominators) and up to
+    `svaras` nested svaras in a pot.
+
+    >>> from arena.engine import GEORGIAN
+    >>> largest_amount(GEORGIAN, 2), largest_amount(GEORGIAN, 6) < 2**63
+    (17826840576, True)
+    """
+    amounts = [Fraction(rules.ante), Fraction(rules.opening_stake), Fraction(rules.max_bet)]
+    unit = math.lcm(*(amount.denominator for amount in amounts))
+    payments = rules.max_actions * Fraction(rules.max_bet)
+    pot = seats * Fraction(rules.ante) + payments
+    for _ in range(svaras):
+        pot = pot * seats / 2 + payments
+    denominator = unit << svaras
+    return max(math.ceil(rules.pots_per_session * pot * denominator), denominator)
+
+
+def _amount_violations(rules: Rules, seats: int) -> list[Violation]:
+    violations = [Violation(f"table.{key}", problem, at=("table",))
+                  for key, bounds, value in (("pots", POTS, rules.pots_per_session),
+                                             ("max_actions", MAX_ACTIONS, rules.max_actions))
+                  if (problem := bounds.problem(value)) is not None]
+    if violations:
+        return violations
+    largest = largest_amount(rules, seats)
+    if largest <= _INT64:
+        return []
+    return [Violation("table", (
+        f"amounts could outgrow the protocol's 64-bit integers: with {seats} seats, ante {format_amount(rules.ante)}, "
+        f"max_bet {format_amount(rules.max_bet)}, {rules.max_actions} actions a deal and {rules.pots_per_session} pots, "
+        f"a balance could need {largest:.2g} after {SVARA_DEPTH} nested svaras (at most {_INT64:.2g}); lower max_bet, "
+        "max_actions, pots or table_size, or use fractions with smaller denominators"), at=("table", "table_size"))]
 
 
 @dataclass(frozen=True)
@@ -319,6 +369,10 @@ class TournamentConfig:
         return replace(self, seed=seed, seed_generated=False)
 
 
+RESULT_NEUTRAL = frozenset({"concurrency"})
+"""Settings a resumed run may change: they change how fast results come, never what they are."""
+
+
 def _known(instance: Any) -> dict[str, Any]:
     return {item.name: getattr(instance, item.name) for item in fields(instance)}
 
@@ -362,7 +416,17 @@ def tournament_violations(values: Mapping[str, Any]) -> list[Violation]:
         violations.append(Violation("challenger", "only used with format: gauntlet (the format is round_robin)"))
     if fmt is Format.GAUNTLET and isinstance(challenger, str) and names is not None and challenger not in names:
         violations.append(Violation("challenger", f"{challenger!r} is not a participant{suggest(challenger, names)}"))
+    if size is not None and rules is not None and rules.min_seats <= size <= rules.max_seats:
+        violations += _amount_violations(rules, size)
     sessions, duplicate = values.get("sessions_per_table"), values.get("duplicate")
+    if (names is not None and size is not None and fmt is not None and sessions is not None and duplicate is not None
+            and size <= len(names)):
+        count = count_sessions(participants=len(names), table_size=size, format=fmt, sessions_per_table=sessions,
+                               duplicate=duplicate)
+        if count > MAX_SESSIONS:
+            violations.append(Violation("sessions_per_table", (
+                f"the plan would have {count} sessions, and at most {MAX_SESSIONS} are played in one tournament: "
+                "fewer participants, a smaller table_size or fewer sessions_per_table"), at=("sessions_per_table", "table_size", "participants")))
     if duplicate is False and sessions is not None and size is not None and sessions % size:
         violations.append(Violation(
             "sessions_per_table", f"with duplicate: false this counts sessions and must be a multiple of table_size "

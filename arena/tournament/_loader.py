@@ -33,10 +33,11 @@ from ..transport import Isolation
 from ._config import (
     CONCURRENCY,
     LIMIT_BOUNDS,
+    MAX_ACTIONS,
+    POTS,
     SESSIONS_PER_TABLE,
     TABLE_SIZE,
     Bounds,
-    Format,
     BotLimits,
     Participant,
     TournamentConfig,
@@ -51,6 +52,7 @@ from ._config import (
     tournament_violations,
 )
 from ._errors import ConfigProblem, TournamentConfigError
+from ._schedule import Format
 from ._machine import MachineError, draw_secret, resolve_address, resolve_command, resolve_folder
 
 _T = TypeVar("_T")
@@ -394,8 +396,8 @@ def _read_rules(reader: _Reader, top: dict[str, _Entry]) -> Any:
         "ante": ("ante", lambda node, path: reader.amount(node, path, positive=False)),
         "opening_stake": ("opening_stake", lambda node, path: reader.amount(node, path, positive=True)),
         "max_bet": ("max_bet", lambda node, path: reader.amount(node, path, positive=True)),
-        "max_actions": ("max_actions", lambda node, path: reader.integer(node, path, Bounds(2))),
-        "pots": ("pots_per_session", lambda node, path: reader.integer(node, path, Bounds(1))),
+        "max_actions": ("max_actions", lambda node, path: reader.integer(node, path, MAX_ACTIONS)),
+        "pots": ("pots_per_session", lambda node, path: reader.integer(node, path, POTS)),
     }
     for key, (setting, read) in readers.items():
         if key in table:

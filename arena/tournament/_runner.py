@@ -3,8 +3,10 @@
 Theory of operation: the store is the source of truth. Starting (or restarting) a run takes the
 results folder's lock (a second arena on the same folder is refused, naming the holder's pid),
 loads the definition, stores it with the secret's commitment on the first run (or reads the
-stored secret on a resume), stores the plan, and plays every session that is not finished yet: a
-session that was running when the arena died is played again from its start. A session's history
+stored secret on a resume), and plays every session that is not finished yet: a session that was
+running when the arena died is played again from its start. The plan is stored as play reaches it,
+a chunk at a time (checked against what a first run stored), after its last session, which is
+stored first so that a partly stored plan never looks finished. A session's history
 file is written atomically and synced before its result row, and the result row is one
 transaction, so an interruption at any moment loses at most the sessions in flight, and a stored
 result always points to the history it was computed from: only unfinished sessions are played,
@@ -18,10 +20,11 @@ import csv
 import hashlib
 import hmac
 import io
+import itertools
 import json
 import os
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -36,12 +39,14 @@ from ..ratings import SessionOutcome, Standing, standings
 from ..storage import (FolderBusyError, FolderLock, FolderReadOnlyError, SessionRecord, StorageError, Store,
                        discard_partial_files, write_atomically)
 from ..transport import BotSpec, Isolation, SandboxError, verify_bot_folders, verify_isolation
-from ._config import Participant, TournamentConfig
+from ._config import RESULT_NEUTRAL, Participant, TournamentConfig
 from ._loader import load_config
-from ._schedule import PlannedSession, commitment, plan
+from ._schedule import Plan, PlannedSession, commitment, plan
 
 RESAMPLES = 1000
 """Bootstrap resamples behind every interval in the standings."""
+_CHUNK = 1000
+"""Sessions of the plan stored at a time, just before they are played."""
 
 
 @dataclass(frozen=True)
@@ -119,11 +124,11 @@ class TournamentRunner:
                 if self.store.tournament() is None:
                     self._refuse_orphaned_histories(database)
                 record = self.store.init_tournament(name=config.name, definition=config.source, secret=config.seed,
-                                                    commitment=commitment(config.seed))
+                                                    commitment=commitment(config.seed), may_change=RESULT_NEUTRAL)
                 self.commitment = record.commitment
                 self.config = config.with_seed(record.secret)
-                self.plan: list[PlannedSession] = plan(self.config)
-                self.store.record_plan(self.plan)
+                self.plan: Plan = plan(self.config)  # lazy: a session is computed when it is stored or played
+                self.store.record_plan([self.plan[-1]], total=len(self.plan))  # the rest is stored as play reaches it
             except BaseException:
                 self.store.close()
                 raise
@@ -160,10 +165,7 @@ class TournamentRunner:
         When cancelled (Ctrl-C), sessions in flight are abandoned, their bots stopped, and the
         next run replays them from their start.
         """
-        todo = sorted(self.store.unfinished(), key=lambda record: record.index)
-        finished = len(self.plan) - len(todo)
-        faults = sum(sum(kinds.values()) for record in self.store.finished_results()
-                     for kinds in (record.faults or {}).values())
+        finished, faults = self.store.tally()
         on_progress(Progress(finished, len(self.plan), faults, None))
         limiter = trio.Semaphore(self.config.concurrency)
         # The deal seeds in play. Two sessions that share one (the mirrors of a duplicate block) are
@@ -184,15 +186,36 @@ class TournamentRunner:
             faults += sum(sum(kinds.values()) for kinds in _faults_by_bot(result).values())
             on_progress(Progress(finished, len(self.plan), faults, self.store.session(record.id)))
 
+        planned = iter(self.plan)
+        todo: list[SessionRecord] = []  # stored, unfinished and not started, in plan order
+        more = True  # whether some of the plan is still to be stored
         async with trio.open_nursery() as sessions:
-            while todo:  # in plan order, at most `concurrency` at a time, one per deal seed
+            while True:  # in plan order, at most `concurrency` at a time, one per deal seed
                 await limiter.acquire()
                 while (record := next((record for record in todo if record.seed not in dealing), None)) is None:
-                    await ended.park()
+                    if more:
+                        chunk = await trio.to_thread.run_sync(self._store_chunk, planned)
+                        more = chunk is not None
+                        todo += chunk or []
+                    elif todo:
+                        await ended.park()
+                    else:
+                        break
+                if record is None:
+                    break
                 todo.remove(record)
                 dealing.add(record.seed)
                 sessions.start_soon(play, record)
         return finished == len(self.plan)
+
+    def _store_chunk(self, planned: Iterator[PlannedSession]) -> list[SessionRecord] | None:
+        # The next chunk of the plan, stored (or checked against the stored one): its unfinished
+        # sessions, or None after the last. Memory and start-up time do not grow with the plan.
+        chunk = list(itertools.islice(planned, _CHUNK))
+        if not chunk:
+            return None
+        self.store.record_plan(chunk, total=len(self.plan))
+        return self.store.unfinished(first=chunk[0].index, last=chunk[-1].index)
 
     async def _play(self, record: SessionRecord) -> SessionResult:
         await trio.to_thread.run_sync(self.store.mark_running, record.id)

@@ -31,17 +31,33 @@ Theory of operation:
   digest is the deal seed of every session of that block. `commitment(secret)` (SHA-256) is
   published before the first session and the secret after the last, so anyone can check that the
   deals were fixed in advance and not chosen.
+- Size. A plan is a lazy sequence: its length is counted, and each session is computed when it is
+  read (by position, in O(participants x table size), or in order), so a plan of millions of
+  sessions costs nothing until it is played.
 """
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import hmac
 import itertools
-from collections.abc import Sequence
+import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, overload
 
-from ._config import Format, TournamentConfig
+if TYPE_CHECKING:
+    from ._config import TournamentConfig
+
+
+class Format(enum.Enum):
+    """How tables are drawn from the participants."""
+
+    ROUND_ROBIN = "round_robin"
+    """Every combination of `table_size` participants plays."""
+    GAUNTLET = "gauntlet"
+    """The challenger plays every combination of `table_size - 1` other participants."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +113,29 @@ def mirrors(base: Sequence[str]) -> list[tuple[str, ...]]:
     return rotations + [tuple(reverse[(seat + shift) % seats] for seat in range(seats)) for shift in range(seats)]
 
 
+def block_size(seats: int) -> int:
+    """Sessions in a duplicate block of `seats` players: as many as `mirrors` gives.
+
+    >>> [block_size(seats) for seats in range(2, 7)] == [len(mirrors("abcdef"[:seats])) for seats in range(2, 7)]
+    True
+    """
+    return seats if seats <= 2 else 2 * seats
+
+
+def count_sessions(*, participants: int, table_size: int, format: Format, sessions_per_table: int,
+                   duplicate: bool) -> int:
+    """How many sessions a definition plans, counted without planning them.
+
+    >>> count_sessions(participants=4, table_size=2, format=Format.ROUND_ROBIN, sessions_per_table=4, duplicate=True)
+    48
+    """
+    if format is Format.GAUNTLET:
+        table_count = math.comb(participants - 1, table_size - 1)
+    else:
+        table_count = math.comb(participants, table_size)
+    return table_count * sessions_per_table * (block_size(table_size) if duplicate else 1)
+
+
 def tables(config: TournamentConfig) -> list[tuple[str, ...]]:
     """The base seatings of every table the format draws, in plan order.
 
@@ -111,17 +150,21 @@ def tables(config: TournamentConfig) -> list[tuple[str, ...]]:
     >>> tables(config)
     [('c', 'a'), ('c', 'b')]
     """
+    return list(_tables(config))
+
+
+def _tables(config: TournamentConfig) -> Iterator[tuple[str, ...]]:
     names = config.names
     if config.format is Format.GAUNTLET:
         challenger = config.challenger
         assert challenger is not None  # a TournamentConfig refuses a gauntlet without one
         field = [name for name in names if name != challenger]
-        return [(challenger, *others) for others in itertools.combinations(field, config.table_size - 1)]
-    return list(itertools.combinations(names, config.table_size))
+        return ((challenger, *others) for others in itertools.combinations(field, config.table_size - 1))
+    return itertools.combinations(names, config.table_size)
 
 
-def plan(config: TournamentConfig) -> list[PlannedSession]:
-    """Every session of the tournament in the order they are started.
+def plan(config: TournamentConfig) -> Plan:
+    """Every session of the tournament in the order they are started (a lazy sequence).
 
     The plan depends only on the participants' names and order, the format, `table_size`,
     `sessions_per_table`, `duplicate` and the secret (`config.seed`).
@@ -134,23 +177,91 @@ def plan(config: TournamentConfig) -> list[PlannedSession]:
     ... ''')
     >>> [(s.id, s.table, s.block, s.mirror) for s in plan(config)][:3]
     [('s0001', ('a', 'b'), 'b0001', 0), ('s0002', ('b', 'a'), 'b0001', 1), ('s0003', ('a', 'c'), 'b0002', 0)]
+    >>> len(plan(config)), plan(config)[-1].id
+    (6, 's0006')
     """
-    bases = tables(config)
-    sessions: list[PlannedSession] = []
-    block_count = 0
-    for number in range(1, config.sessions_per_table + 1):
-        for base in bases:
-            block_count += 1
-            block = f"b{block_count:04d}"
-            seed = block_seed(config.seed, base, number)
-            if config.duplicate:
-                seatings = list(enumerate(mirrors(base)))
-            else:
-                # One session per block; rotate so that each bot takes each seat once every table_size sessions.
-                shift = (number - 1) % len(base)
-                seatings = [(0, tuple(base[(seat + shift) % len(base)] for seat in range(len(base))))]
-            for mirror, seating in seatings:
-                index = len(sessions) + 1
-                sessions.append(PlannedSession(index=index, id=f"s{index:04d}", table=seating,
-                                               block=block, seed=seed, mirror=mirror))
-    return sessions
+    return Plan(config)
+
+
+class Plan(Sequence[PlannedSession]):
+    """The sessions of a tournament in plan order, each computed when it is read; see `plan`."""
+
+    def __init__(self, config: TournamentConfig) -> None:
+        self._config = config
+        self._challenger = config.challenger if config.format is Format.GAUNTLET else None
+        self._field = tuple(name for name in config.names if name != self._challenger)
+        self._others = config.table_size - (self._challenger is not None)  # seats each table draws from the field
+        self._table_count = math.comb(len(self._field), self._others)
+        self._block = block_size(config.table_size) if config.duplicate else 1
+        self._length = count_sessions(participants=len(config.participants), table_size=config.table_size,
+                                      format=config.format, sessions_per_table=config.sessions_per_table,
+                                      duplicate=config.duplicate)
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> PlannedSession: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[PlannedSession]: ...
+
+    def __getitem__(self, index: int | slice) -> PlannedSession | list[PlannedSession]:
+        if isinstance(index, slice):
+            return [self[position] for position in range(*index.indices(self._length))]
+        position = index + self._length if index < 0 else index
+        if not 0 <= position < self._length:
+            raise IndexError(f"plan index {index} out of range (the plan has {self._length} sessions)")
+        per_round = self._table_count * self._block
+        number, rest = divmod(position, per_round)
+        table, slot = divmod(rest, self._block)
+        chosen = _combination(len(self._field), self._others, table)
+        base = ((self._challenger,) if self._challenger is not None else ()) + tuple(self._field[i] for i in chosen)
+        return self._session(position + 1 - slot, number + 1, number * self._table_count + table + 1, base)[slot]
+
+    def __iter__(self) -> Iterator[PlannedSession]:
+        index = 0
+        for number in range(1, self._config.sessions_per_table + 1):
+            for table, base in enumerate(_tables(self._config)):
+                sessions = self._session(index + 1, number, (number - 1) * self._table_count + table + 1, base)
+                yield from sessions
+                index += len(sessions)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other))
+
+    def _session(self, first_index: int, number: int, block_number: int, base: tuple[str, ...]) -> list[PlannedSession]:
+        # The sessions of one block; `first_index` is the 1-based plan position of its first mirror.
+        seed = block_seed(self._config.seed, base, number)
+        block = f"b{block_number:04d}"
+        if self._config.duplicate:
+            seatings = list(enumerate(mirrors(base)))
+        else:
+            # One session per block; rotate so that each bot takes each seat once every table_size sessions.
+            shift = (number - 1) % len(base)
+            seatings = [(0, tuple(base[(seat + shift) % len(base)] for seat in range(len(base))))]
+        return [PlannedSession(index=first_index + offset, id=f"s{first_index + offset:04d}", table=seating,
+                               block=block, seed=seed, mirror=mirror)
+                for offset, (mirror, seating) in enumerate(seatings)]
+
+
+def _combination(n: int, k: int, rank: int) -> tuple[int, ...]:
+    """The `rank`-th k-combination of range(n) in the order `itertools.combinations` gives them.
+
+    >>> all(_combination(6, 3, rank) == combination
+    ...     for rank, combination in enumerate(itertools.combinations(range(6), 3)))
+    True
+    """
+    chosen: list[int] = []
+    start = 0
+    for slots in range(k, 0, -1):
+        for candidate in range(start, n):
+            following = math.comb(n - candidate - 1, slots - 1)
+            if rank < following:
+                chosen.append(candidate)
+                start = candidate + 1
+                break
+            rank -= following
+    return tuple(chosen)

@@ -78,6 +78,24 @@ def test_a_changed_definition_or_plan_is_refused(tmp_path: Path) -> None:
         store.init_tournament(name="stored", definition=DEFINITION, secret="s3cret", commitment="0" * 64)
 
 
+def test_a_plan_stored_in_parts_is_checked_part_by_part(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "parts.db", clock=fake_clock)
+    store.init_tournament(name="stored", definition=DEFINITION, secret="s3cret", commitment=commitment("s3cret"))
+    planned = plan(parse_config(DEFINITION))
+    store.record_plan([planned[-1]], total=6)  # the last session first, as the runner does
+    store.record_plan(planned[0:2], total=6)
+    store.record_plan(planned[0:2], total=6)  # again: nothing changes
+    assert [session.id for session in store.sessions()] == ["s0001", "s0002", "s0006"]
+    assert [session.id for session in store.unfinished(first=2, last=5)] == ["s0002"]
+    with pytest.raises(DefinitionMismatchError, match=r"another plan \(first difference: the count \(6 stored, 8 now\)\)"):
+        store.record_plan(planned[2:4], total=8)
+    other = plan(parse_config(DEFINITION.replace("s3cret", "changed")))
+    with pytest.raises(DefinitionMismatchError, match=r"another plan \(first difference: s0002\)"):
+        store.record_plan(other[1:3], total=6)
+    assert [session.id for session in store.sessions()] == ["s0001", "s0002", "s0006"]  # nothing of it stored
+    store.close()
+
+
 def test_a_result_round_trips_with_exact_fractions(tmp_path: Path) -> None:
     store = opened(tmp_path)
     first = store.unfinished()[0]

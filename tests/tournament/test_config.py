@@ -399,6 +399,8 @@ def test_a_loaded_config_changed_by_hand_is_checked_again() -> None:
         replace(config, format=Format.GAUNTLET, challenger="gamma")
     with pytest.raises(TournamentConfigError, match=r"table_size: must be an integer from 2 to 6, not 9"):
         replace(config, table_size=9)
+    with pytest.raises(TournamentConfigError, match=r"table: amounts could outgrow the protocol's 64-bit integers"):
+        replace(config, rules=config.rules.with_table(max_bet=2**62))
 
 
 def test_hand_built_participants_and_limits_check_themselves(tmp_path: Path) -> None:
@@ -448,3 +450,46 @@ def test_limits_have_maximums(tmp_path: Path) -> None:
         "F:11: limits.start_ms: must be at most 600000, not 600001",
         "F:12: limits.memory_mb: must be at most 1048576, not 99999999",
     ]
+
+
+# --- bounds: nothing a file can ask for overflows the protocol or the machine ----------------------
+
+_OVERFLOW = ("amounts could outgrow the protocol's 64-bit integers: with {seats} seats, ante {ante}, max_bet {bet}, "
+             "200 actions a deal and 8 pots, a balance could need {need} after 16 nested svaras (at most 9.2e+18); "
+             "lower max_bet, max_actions, pots or table_size, or use fractions with smaller denominators")
+
+
+@pytest.mark.parametrize(("table", "ante", "bet", "need"), [
+    ("{max_bet: 99999999999999999999999}", "1", "99999999999999999999999", "1.8e+32"),
+    ("{ante: '1/100000000000000000000000000'}", "1/100000000000000000000000000", "10", "1.8e+36"),
+    ("{max_bet: 4611686018427387904}", "1", "4611686018427387904", "8.2e+27"),  # 2^62: the pot passes 2^63
+])
+def test_amounts_that_could_overflow_the_protocol_are_refused(tmp_path: Path, table: str, ante: str, bet: str,
+                                                              need: str) -> None:
+    assert problems(tmp_path, GOOD + f"table: {table}\n") == [
+        "F:8: table: " + _OVERFLOW.format(seats=2, ante=ante, bet=bet, need=need)]
+
+
+def test_the_amount_bound_grows_with_the_seats_that_can_reenter_a_svara(tmp_path: Path) -> None:
+    six = "".join(f"  - {{name: b{index}, address: 'h:{index + 1}'}}\n" for index in range(6))
+    text = f"name: x\nparticipants:\n{six}table:\n  max_bet: 10000\ntable_size: 6\n"
+    assert problems(tmp_path, text) == ["F:9: table: " + _OVERFLOW.format(seats=6, ante=1, bet=10000, need="6.8e+19")]
+    assert parse_config(text.replace("table_size: 6", "table_size: 2")).rules.max_bet == 10000
+    assert parse_config(text.replace("10000", "1000")).table_size == 6
+
+
+def test_plans_and_settings_are_bounded(tmp_path: Path) -> None:
+    text = GOOD + "table: {pots: 100000000000000, max_actions: 100000}\nsessions_per_table: 100000000\n" \
+                  "concurrency: 100000000000\n"
+    assert problems(tmp_path, text) == [
+        "F:8: table.max_actions: must be at most 10000, not 100000",
+        "F:8: table.pots: must be at most 10000, not 100000000000000",
+        "F:9: sessions_per_table: must be at most 1000000, not 100000000",
+        "F:10: concurrency: must be at most 1024, not 100000000000",
+    ]
+    many = "".join(f"  - {{name: b{index}, address: 'h:{index + 1}'}}\n" for index in range(1001))
+    assert problems(tmp_path, f"name: x\nparticipants:\n{many}") == ["F:2: participants: at most 1000 bots, not 1001"]
+    hundred = "".join(f"  - {{name: b{index}, address: 'h:{index + 1}'}}\n" for index in range(100))
+    assert problems(tmp_path, f"name: x\nparticipants:\n{hundred}table_size: 4\n") == [
+        "F:103: sessions_per_table: the plan would have 31369800 sessions, and at most 10000000 are played in one "
+        "tournament: fewer participants, a smaller table_size or fewer sessions_per_table"]

@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,8 @@ import trio
 from arena.cli import main
 from arena.match import SessionResult, run_session
 from arena.replay import replay_file
-from arena.tournament import TournamentRunner, _runner, load_config
+from arena.storage import SessionStatus, StorageError
+from arena.tournament import TournamentRunner, _runner, load_config, parse_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -223,3 +225,64 @@ async def test_the_mirrors_of_a_block_are_never_played_at_the_same_time(tmp_path
     pairs = [(a, b) for index, a in enumerate(played) for b in played[index + 1:] if overlap(a, b)]
     assert pairs, "no two sessions ran at the same time"  # the limit is still used
     assert all(a[0] != b[0] for a, b in pairs), pairs
+
+
+async def _interrupt_after(runner: TournamentRunner, finished: int) -> None:
+    # Like Ctrl-C once `finished` sessions are done: the sessions in flight are abandoned.
+    with trio.CancelScope() as scope:
+        await runner.run(on_progress=lambda progress: scope.cancel() if progress.done >= finished else None)
+
+
+def test_an_interrupted_run_never_looks_complete_and_a_new_concurrency_resumes_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_runner, "_CHUNK", 2)  # the plan is stored two sessions at a time, as play reaches them
+    definition = _write(tmp_path)  # 6 sessions, 2 at a time
+    runner = TournamentRunner(load_config(definition), out=tmp_path / "out")
+    try:
+        trio.run(_interrupt_after, runner, 2)
+        stored = [session.id for session in runner.store.sessions()]
+        assert stored[-1] == "s0006" and len(stored) < 6  # the last session first, the rest as play reached it
+        assert runner.store.unfinished(), "a partly stored plan must not look finished"
+        with pytest.raises(StorageError, match="not finished"):
+            runner.store.reveal_secret()
+    finally:
+        runner.close()
+
+    # Concurrency changes how fast results come, never what they are: the run resumes.
+    definition.write_text(definition.read_text().replace("concurrency: 2", "concurrency: 3"))
+    assert main(["run", str(definition), "--out", str(tmp_path / "out")]) == 0
+    results = tmp_path / "out" / "results" / "small"
+    standings = json.loads((results / "standings.json").read_text())
+    assert standings["complete"] and standings["sessions"] == 6 and standings["secret"] == "fixed-secret"
+    assert sorted(path.name for path in (results / "histories").glob("*.jsonl")) == [
+        f"s{index:04d}.jsonl" for index in range(1, 7)]
+
+
+def _under_way(runner: TournamentRunner, session: str) -> bool:
+    try:
+        return runner.store.session(session).status is not SessionStatus.PLANNED
+    except StorageError:  # not stored yet
+        return False
+
+
+async def test_a_million_session_plan_starts_at_once_in_flat_memory(tmp_path: Path) -> None:
+    config = parse_config("name: huge\nparticipants:\n  - {name: a, address: 'unix:/nonexistent/a.sock'}\n"
+                          "  - {name: b, address: 'unix:/nonexistent/b.sock'}\n"
+                          "sessions_per_table: 500000\nseed: huge\nconcurrency: 1\n")
+    tracemalloc.start()
+    try:
+        runner = TournamentRunner(config, out=tmp_path / "out")
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(runner.run)
+                while not _under_way(runner, runner.plan[0].id):
+                    await trio.sleep(0.01)
+                nursery.cancel_scope.cancel()
+        finally:
+            runner.close()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(runner.plan) == 1_000_000
+    # The plan as a list alone would take more than 500 MB; the stored chunk and its records take 2.
+    assert peak < 32 * 2**20, f"{peak / 2**20:.0f} MB to start"

@@ -181,3 +181,25 @@ def test_hand_built_configs_the_loader_would_refuse() -> None:
 def test_commitment_is_sha256_of_the_secret() -> None:
     assert commitment("tops3cret") == hashlib.sha256(b"tops3cret").hexdigest()
     assert commitment("tops3cret") != commitment("tops3cret ")
+
+
+@pytest.mark.parametrize(("size", "gauntlet", "duplicate"), CASES)
+def test_a_plan_read_by_position_is_the_plan_read_in_order(size: int, gauntlet: bool, duplicate: bool) -> None:
+    config = config_for(size + 2, size, gauntlet=gauntlet, duplicate=duplicate,
+                        sessions_per_table=2 if duplicate else size)
+    planned = plan(config)
+    in_order = list(planned)
+    assert len(planned) == len(in_order)
+    assert [planned[index] for index in range(len(planned))] == in_order
+    assert planned[-1] == in_order[-1] and planned[2:5] == in_order[2:5]
+    with pytest.raises(IndexError):
+        planned[len(planned)]
+
+
+def test_a_huge_plan_costs_nothing_until_read() -> None:
+    config = config_for(1000, 2, sessions_per_table=5)  # 2,497,500 sessions
+    planned = plan(config)
+    assert len(planned) == math.comb(1000, 2) * 5 * 2
+    last = planned[-1]
+    assert (last.id, last.block, last.table, last.mirror) == ("s4995000", "b2497500", ("bot999", "bot998"), 1)
+    assert last.seed == block_seed("secret", ("bot998", "bot999"), 5)
