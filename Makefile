@@ -14,6 +14,7 @@ test: $(STAMP) $(JS_BOT)/node_modules/.installed
 	@# Isolation level `sandbox` (tests/hostile) runs bots under bubblewrap: install it when missing and root.
 	@command -v bwrap >/dev/null || [ "$$(id -u)" != 0 ] || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null)
+	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-logo
 	$(BIN)/mypy
 	$(BIN)/python -m pytest

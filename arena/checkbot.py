@@ -37,8 +37,17 @@ from .engine import (
     turn_view,
 )
 from .protocol import PROTOCOL_VERSION
-from .transport import (BotConnection, BotFault, BotSpec, IllegalReplyError, MalformedReplyError, NoticeBoard, Notices,
-                        open_bot, verify_reply)
+from .transport import (
+    BotConnection,
+    BotFault,
+    BotSpec,
+    IllegalReplyError,
+    MalformedReplyError,
+    NoticeBoard,
+    Notices,
+    open_bot,
+    verify_reply,
+)
 
 _T = TypeVar("_T")
 
@@ -192,7 +201,8 @@ def _situation(state: SessionState) -> str:
 
 async def _play_scenario(checker: _Checker, scenario: Scenario, number: int) -> None:
     rules = GEORGIAN.with_table(pots_per_session=1, max_actions=scenario.max_actions)
-    stacked = {key: {seat: parse_cards(cards) for seat, cards in hands.items()} for key, hands in scenario.hands.items()}
+    stacked = {key: {seat: parse_cards(cards) for seat, cards in hands.items()}
+               for key, hands in scenario.hands.items()}
     names = [f"scripted-{seat}" if seat != scenario.bot_seat else checker.bot.name for seat in range(scenario.seats)]
     state = SessionState(rules, bots=names, seed=f"check-bot-{number}", session=f"check-{number}", first_dealer=0,
                          shuffler=stacked_shuffler(stacked, seeded_shuffler(f"check-bot-{number}", DECK_36)))

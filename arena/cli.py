@@ -170,8 +170,9 @@ def _run(args: argparse.Namespace) -> int:
     runner = TournamentRunner.from_file(args.tournament, out=Path(args.out))
     try:
         config = runner.config
-        console.print(f"Tournament [bold]{config.name}[/]: {len(runner.plan)} sessions of {config.rules.pots_per_session} "
-                      f"pots, {len(config.participants)} bots, tables of {config.table_size}, "
+        console.print(f"Tournament [bold]{config.name}[/]: {len(runner.plan)} sessions of "
+                      f"{config.rules.pots_per_session} pots, {len(config.participants)} bots, "
+                      f"tables of {config.table_size}, "
                       f"{'duplicate' if config.duplicate else 'independent'} deals, {config.concurrency} at a time")
         console.print(f"Seed commitment (SHA-256 of the secret): {runner.commitment}", highlight=False)
         with LiveProgress(console, config.name) as live:
@@ -283,8 +284,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="a bot: a shell-style command, or host:port / unix:PATH; NAME=... names it")
     play.add_argument("--seed", help="the session seed (default: random, printed)")
     play.add_argument("--out", default=".", help="folder for the history and bot logs (default: current)")
-    play.add_argument("--decision-ms", type=_limit("decision_ms"), default=1000, help="time per decision (default 1000)")
-    play.add_argument("--time-bank-ms", type=_limit("time_bank_ms"), default=0, help="extra time per session (default 0)")
+    play.add_argument("--decision-ms", type=_limit("decision_ms"), default=1000,
+                      help="time per decision (default 1000)")
+    play.add_argument("--time-bank-ms", type=_limit("time_bank_ms"), default=0,
+                      help="extra time per session (default 0)")
     play.add_argument("--start-ms", type=_limit("start_ms"), default=10000,
                       help="time for a bot to become ready (default 10000)")
     play.add_argument("--quiet", action="store_true", help="print only the result")
@@ -295,7 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 description=_check_bot.__doc__)
     check.add_argument("--address", help="check a bot already running at HOST:PORT or unix:PATH")
     check.add_argument("--decision-ms", type=_limit("decision_ms"), default=1000, help="time per call (default 1000)")
-    check.add_argument("--start-ms", type=_limit("start_ms"), default=10000, help="time to become ready (default 10000)")
+    check.add_argument("--start-ms", type=_limit("start_ms"), default=10000,
+                       help="time to become ready (default 10000)")
     check.add_argument("--logs", help="folder for the bot's stdout/stderr logs (default: a new temporary one)")
     _isolation_option(check)
     check.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command that starts the bot")
@@ -303,14 +307,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run or resume a tournament", description=_run.__doc__)
     run.add_argument("tournament", help="the tournament's YAML file")
-    run.add_argument("--out", default=".", help="folder under which results/<tournament>/ is written (default: current)")
+    run.add_argument("--out", default=".",
+                     help="folder under which results/<tournament>/ is written (default: current)")
     run.set_defaults(run=_run)
 
-    schedule = commands.add_parser("schedule", help="print a tournament's planned sessions", description=_schedule.__doc__)
+    schedule = commands.add_parser("schedule", help="print a tournament's planned sessions",
+                                   description=_schedule.__doc__)
     schedule.add_argument("tournament", help="the tournament's YAML file")
     schedule.set_defaults(run=_schedule)
 
-    ratings = commands.add_parser("ratings", help="recompute standings from stored results", description=_ratings.__doc__)
+    ratings = commands.add_parser("ratings", help="recompute standings from stored results",
+                                  description=_ratings.__doc__)
     ratings.add_argument("results", help="results/<tournament> folder (or its tournament.sqlite)")
     ratings.add_argument("--print-only", action="store_true",
                          help="only print the standings: write nothing (a read-only folder, or one a run "
@@ -326,13 +333,15 @@ def build_parser() -> argparse.ArgumentParser:
     sprt.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default 0.05)")
     sprt.add_argument("--max-pairs", type=int, default=500, help="stop after this many pairs (default 500)")
     sprt.add_argument("--concurrency", type=int, default=4, help="pairs in flight (default 4)")
-    sprt.add_argument("--decision-ms", type=_limit("decision_ms"), default=1000, help="time per decision (default 1000)")
+    sprt.add_argument("--decision-ms", type=_limit("decision_ms"), default=1000,
+                      help="time per decision (default 1000)")
     sprt.add_argument("--seed", help="seed of the pairs' deals (default: random, printed)")
     sprt.add_argument("--out", default=".", help="folder for histories and logs (default: current)")
     _isolation_option(sprt)
     sprt.set_defaults(run=_sprt)
 
-    replay = commands.add_parser("replay", help="re-check a hand history against the rules", description=_replay.__doc__)
+    replay = commands.add_parser("replay", help="re-check a hand history against the rules",
+                                 description=_replay.__doc__)
     replay.add_argument("history", help="a .jsonl hand history")
     replay.add_argument("--quiet", action="store_true", help="print only the verdict")
     replay.set_defaults(run=_replay)

@@ -22,9 +22,9 @@ from .engine import (
     deck_order,
     parse_amount,
     profile,
+    seeded_shuffler,
     stacked_shuffler,
 )
-from .engine import seeded_shuffler
 from .history import HistoryError, read_history
 
 
@@ -91,8 +91,8 @@ def _verify_seeded(records: Sequence[dict[str, Any]], deals: dict[tuple[int, int
         order = deck_order(seed, pot, replay, deck)
         for seat, cards in hands.items():
             if tuple(order[3 * seat : 3 * seat + 3]) != cards:
-                raise HistoryError(path, line_of[(pot, replay)],
-                                   f"seat {seat}'s cards in pot {pot} replay {replay} are not the ones seed {seed!r} deals")
+                raise HistoryError(path, line_of[(pot, replay)], f"seat {seat}'s cards in pot {pot} replay {replay} "
+                                   f"are not the ones seed {seed!r} deals")
 
 
 def replay_records(records: Sequence[dict[str, Any]], *, path: str = "<history>") -> ReplayResult:
@@ -103,7 +103,8 @@ def replay_records(records: Sequence[dict[str, Any]], *, path: str = "<history>"
         while checked < len(state.events):
             line = checked + 1
             if checked >= len(records):
-                raise HistoryError(path, line, f"the history ends, but the rules go on with {state.events[checked].to_json()}")
+                raise HistoryError(path, line,
+                                   f"the history ends, but the rules go on with {state.events[checked].to_json()}")
             expected = state.events[checked].to_json()
             if records[checked] != expected:
                 raise HistoryError(path, line, f"recorded {records[checked]} but the rules give {expected}")

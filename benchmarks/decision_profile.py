@@ -308,8 +308,10 @@ async def count_notices(sessions: int) -> None:
           "no notice")
     print(f"RPCs per decision as the arena sends them (counted):      {counted['rpcs'] / counted['decisions']:.2f}")
     print(f"one Notify per notice (the protocol before `notices`):   {(decisions + notices + hellos) / decisions:.2f}")
-    print(f"one Notify per bot per batch with notices:               {(decisions + 2 * noisy + hellos) / decisions:.2f}")
-    print(f"notices inside requests, one final Notify per bot:       {(decisions + 2 * sessions + hellos) / decisions:.2f}")
+    per_batch = (decisions + 2 * noisy + hellos) / decisions
+    per_session = (decisions + 2 * sessions + hellos) / decisions
+    print(f"one Notify per bot per batch with notices:               {per_batch:.2f}")
+    print(f"notices inside requests, one final Notify per bot:       {per_session:.2f}")
     print(f"notices inside requests, the session end in next Hello:  {(decisions + hellos) / decisions:.2f}")
 
 

@@ -364,7 +364,8 @@ class SessionState:
         best = max(values.values())
         leaders = tuple(seat for seat in seats if values[seat] == best)
         winner = leaders[0] if len(leaders) == 1 else None
-        self._emit(record(self.pot_number, self.replay, seats, {seat: self.hands[seat] for seat in seats}, values, winner))
+        shown = {seat: self.hands[seat] for seat in seats}
+        self._emit(record(self.pot_number, self.replay, seats, shown, values, winner))
         if winner is not None:
             self._award(winner, shown=True)
         else:

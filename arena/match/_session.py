@@ -19,8 +19,19 @@ from typing import Any
 
 import trio
 
-from ..engine import (Action, Amount, Event, Fault, Phase, Rules, SessionEnded, SessionState, Shuffler, svara_view,
-                      turn_view)
+from ..engine import (
+    Action,
+    Amount,
+    Event,
+    Fault,
+    Phase,
+    Rules,
+    SessionEnded,
+    SessionState,
+    Shuffler,
+    svara_view,
+    turn_view,
+)
 from ..transport import BotConnection, BotFault, BotSpec, NoticeBoard, Notices, open_bot, verify_reply
 
 

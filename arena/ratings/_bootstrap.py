@@ -155,4 +155,4 @@ def bootstrap(outcomes: Iterable[SessionOutcome], *, resamples: int = 1000, rng_
         ranks = sorted(float(rank) for rank in rank_samples[i])
         rank_intervals[bot] = (math.floor(percentile(ranks, low_q)), math.ceil(percentile(ranks, high_q)))
     los = {a: {b: wins[i][j] / resamples for j, b in enumerate(bots)} for i, a in enumerate(bots)}
-    return Bootstrap(dict(zip(bots, ratings)), intervals, rank_intervals, los, resamples, confidence)
+    return Bootstrap(dict(zip(bots, ratings, strict=True)), intervals, rank_intervals, los, resamples, confidence)

@@ -46,7 +46,7 @@ def tally_session(outcome: SessionOutcome, index: dict[str, int], tally: Tally) 
     seats = len(outcome.bots)
     weight = Fraction(1, seats - 1)
     half = weight / 2
-    ranked = [(index[bot], balance) for bot, balance in zip(outcome.bots, outcome.balances)]
+    ranked = [(index[bot], balance) for bot, balance in zip(outcome.bots, outcome.balances, strict=True)]
     for a in range(seats):
         i, balance_i = ranked[a]
         for b in range(a + 1, seats):
@@ -94,7 +94,7 @@ def verify_connected(data: Comparisons) -> None:
             i = parent[i]
         return i
 
-    for i, j, games in zip(data.first, data.second, data.games):
+    for i, j, games in zip(data.first, data.second, data.games, strict=True):
         if games > 0:
             parent[root(i)] = root(j)
     groups: dict[int, list[str]] = {}
@@ -113,7 +113,7 @@ def is_strongly_connected(data: Comparisons) -> bool:
     k = len(data.bots)
     forward: list[list[int]] = [[] for _ in range(k)]
     backward: list[list[int]] = [[] for _ in range(k)]
-    for i, j, score, games in zip(data.first, data.second, data.scores, data.games):
+    for i, j, score, games in zip(data.first, data.second, data.scores, data.games, strict=True):
         if score > 0:  # i took something from j
             forward[i].append(j)
             backward[j].append(i)
@@ -159,7 +159,7 @@ def _evaluate(theta: list[float], data: Comparisons, prior: float
             loglik += prior * (0.5 * t - _softplus(t))
             grad[i] = prior * (0.5 - s)
             info[i][i] = prior * s * (1.0 - s)
-    for i, j, w, n in zip(data.first, data.second, data.scores, data.games):
+    for i, j, w, n in zip(data.first, data.second, data.scores, data.games, strict=True):
         d = theta[i] - theta[j]
         s = _sigmoid(d)
         loglik += w * d - n * _softplus(d)
@@ -227,7 +227,7 @@ def fit_strengths(data: Comparisons, *, prior_games: float = DEFAULT_PRIOR_GAMES
         step = [0.0] * free + _solve_positive_definite(reduced, grad[free:])
         scale = 1.0
         while True:
-            candidate = [t + scale * s for t, s in zip(theta, step)]
+            candidate = [t + scale * s for t, s in zip(theta, step, strict=True)]
             new_loglik, new_grad, new_info = _evaluate(candidate, data, prior_games)
             # Allow for rounding: near the optimum the log-likelihood is flat to machine precision.
             if new_loglik >= loglik - 1e-12 * (1.0 + abs(loglik)):
@@ -302,4 +302,4 @@ def bradley_terry(outcomes: Iterable[SessionOutcome], *, anchor: str | None = No
     data = comparisons(outcomes)
     verify_options(data.bots, anchor=anchor, prior_games=prior_games)
     theta = fit_comparisons(data, prior_games=prior_games)
-    return dict(zip(data.bots, to_elo(theta, data.bots, anchor=anchor, mean=mean)))
+    return dict(zip(data.bots, to_elo(theta, data.bots, anchor=anchor, mean=mean), strict=True))

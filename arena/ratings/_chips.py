@@ -72,7 +72,7 @@ def chip_rate(outcomes: Iterable[SessionOutcome], *, resamples: int = 1000, rng_
             top = max(outcome.balances)
             sharing = sum(balance == top for balance in outcome.balances)
             table_mean = Fraction(sum(outcome.balances), len(outcome.balances))  # always 0
-            for bot, balance in zip(outcome.bots, outcome.balances):
+            for bot, balance in zip(outcome.bots, outcome.balances, strict=True):
                 relative = balance - table_mean
                 played[bot] = played.get(bot, 0) + 1
                 total[bot] = total.get(bot, Fraction(0)) + relative

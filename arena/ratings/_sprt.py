@@ -25,8 +25,10 @@ def pair_score(balances_a_first: Sequence[Fraction | int], balances_a_second: Se
         balances_a_first: the balances by seat of the session where a sat in seat 0.
         balances_a_second: the balances by seat of the session (same cards) where a sat in seat 1.
 
-    >>> pair_score((5, -5), (-3, 3)), pair_score((5, -5), (5, -5)), pair_score((-4, 4), (Fraction(1, 2), Fraction(-1, 2)))
-    (1.0, 0.5, 0.0)
+    >>> pair_score((5, -5), (-3, 3)), pair_score((5, -5), (5, -5))
+    (1.0, 0.5)
+    >>> pair_score((-4, 4), (Fraction(1, 2), Fraction(-1, 2)))
+    0.0
     """
     for balances in (balances_a_first, balances_a_second):
         if len(balances) != 2:

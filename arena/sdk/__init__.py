@@ -19,12 +19,12 @@ from ..engine import Fold as Fold
 from ..engine import HandValue as HandValue
 from ..engine import LegalActions as LegalActions
 from ..engine import Show as Show
-from ._bot import Bot as Bot
 from ..protocol import ADDRESS_ENV as ADDRESS_ENV
 from ..protocol import PROTOCOL_VERSION as PROTOCOL_VERSION
 from ..protocol import SERVICE_NAME as SERVICE_NAME
 from ..protocol import amount_from_proto as amount_from_proto
 from ..protocol import amount_to_proto as amount_to_proto
+from ._bot import Bot as Bot
 from ._server import BotServer as BotServer
 from ._server import BotServerError as BotServerError
 from ._server import resolve_address as resolve_address

@@ -1,4 +1,7 @@
-"""Storage: each tournament's definition, commitment, plan and results in one SQLite file, in a folder one arena holds."""
+"""Storage: each tournament's definition, commitment, plan and results in one SQLite file.
+
+The file lives in a results folder that one arena holds at a time.
+"""
 
 from __future__ import annotations
 

@@ -96,7 +96,8 @@ class FolderLock:
     def __enter__(self) -> FolderLock:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
         self.release()
 
 

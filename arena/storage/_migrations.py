@@ -54,7 +54,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                 finished_at TEXT,
                 CHECK ((status = 'finished') = (balances IS NOT NULL AND winners IS NOT NULL AND finished_at IS NOT NULL))
             )
-            """,
+            """,  # noqa: E501 (stored in every results file and compared with this text: never reflowed)
             "CREATE INDEX sessions_by_status ON sessions (status, idx)",
         ),
     ),

@@ -31,7 +31,7 @@ import urllib.parse
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType, TracebackType
@@ -118,7 +118,7 @@ class SessionRecord:
 
 
 def _iso(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
 
 
 def _json_default(value: object) -> object:
@@ -214,7 +214,8 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
         self.close()
 
     @contextmanager
@@ -284,7 +285,8 @@ class Store:
             row = connection.execute("SELECT name, definition FROM tournament WHERE id = 1").fetchone()
             if row is None:
                 connection.execute(
-                    "INSERT INTO tournament (id, name, definition, commitment, secret, created_at) VALUES (1, ?, ?, ?, ?, ?)",
+                    "INSERT INTO tournament (id, name, definition, commitment, secret, created_at) "
+                    "VALUES (1, ?, ?, ?, ?, ?)",
                     (name, definition, commitment, secret, _iso(self._clock())),
                 )
             else:
@@ -364,7 +366,8 @@ class Store:
                 raise DefinitionMismatchError(self._another_plan(f"the count ({stored_size} stored, {total} now)"))
             count = 0
             for session in sessions:
-                row = (session.id, session.index, _dumps(list(session.table)), session.block, session.mirror, session.seed)
+                row = (session.id, session.index, _dumps(list(session.table)), session.block, session.mirror,
+                       session.seed)
                 stored = connection.execute("SELECT id, idx, seating, block, mirror, seed FROM sessions WHERE idx = ?",
                                             (session.index,)).fetchone()
                 if stored is None:
@@ -418,7 +421,8 @@ class Store:
             if set(balances) != set(seating):
                 raise StorageError(f"session {session_id} seats {seating}, but balances are for {sorted(balances)}")
             if sum(balances.values()) != 0:
-                raise StorageError(f"session {session_id}: balances must sum to zero, not {format_amount(sum(balances.values()))}")
+                raise StorageError(f"session {session_id}: balances must sum to zero, "
+                                   f"not {format_amount(sum(balances.values()))}")
             if not set(winners) <= set(seating) or not winners:
                 raise StorageError(f"session {session_id}: winners {list(winners)} are not among {seating}")
             stored_balances = {bot: format_amount(balances[bot]) for bot in seating}
@@ -598,7 +602,8 @@ def _connect_read_only(where: str) -> sqlite3.Connection:
         wal = where + "-wal"
         if os.path.exists(wal) and os.path.getsize(wal) > 0:
             raise StorageError(f"cannot read results file {where}: its folder is read-only and its write-ahead "
-                               f"log {wal} holds changes not yet in the file; open it once where it can be written")
+                               f"log {wal} holds changes not yet in the file; open it once where it can be written"
+                               ) from error
     # A read-only folder: SQLite cannot create the index of the write-ahead log there. With no log
     # left beside it the file holds everything, and nothing can change it, so it can be read as is.
     return sqlite3.connect(uri + "&immutable=1", uri=True, check_same_thread=False)
@@ -627,8 +632,8 @@ def _verify_store(connection: sqlite3.Connection, where: str, *, upgrade: Callab
     reference, found = _reference_schema(), _schema(connection)
     differs = sorted(name for name in reference.keys() | found.keys() if reference.get(name) != found.get(name))
     if differs:
-        raise StorageError(f"{where} is not a seka-arena results file of this schema "
-                           f"(differs in: {', '.join(differs)}); it is not used: restore it, or use another results folder")
+        raise StorageError(f"{where} is not a seka-arena results file of this schema (differs in: "
+                           f"{', '.join(differs)}); it is not used: restore it, or use another results folder")
 
 
 def _schema(connection: sqlite3.Connection) -> dict[str, tuple[str, str, str]]:

@@ -7,10 +7,17 @@ from ._config import BotLimits as BotLimits
 from ._config import Participant as Participant
 from ._config import TournamentConfig as TournamentConfig
 from ._config import limit_problem as limit_problem
-from ._loader import load_config as load_config
-from ._loader import parse_config as parse_config
 from ._errors import ConfigProblem as ConfigProblem
 from ._errors import TournamentConfigError as TournamentConfigError
+from ._loader import load_config as load_config
+from ._loader import parse_config as parse_config
+from ._runner import Progress as Progress
+from ._runner import TournamentResults as TournamentResults
+from ._runner import TournamentRunner as TournamentRunner
+from ._runner import recompute_results as recompute_results
+from ._runner import results_dir as results_dir
+from ._runner import tournament_results as tournament_results
+from ._runner import write_results as write_results
 from ._schedule import Format as Format
 from ._schedule import Plan as Plan
 from ._schedule import PlannedSession as PlannedSession
@@ -19,12 +26,5 @@ from ._schedule import commitment as commitment
 from ._schedule import mirrors as mirrors
 from ._schedule import plan as plan
 from ._schedule import tables as tables
-from ._runner import Progress as Progress
-from ._runner import TournamentResults as TournamentResults
-from ._runner import TournamentRunner as TournamentRunner
-from ._runner import recompute_results as recompute_results
-from ._runner import results_dir as results_dir
-from ._runner import tournament_results as tournament_results
-from ._runner import write_results as write_results
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

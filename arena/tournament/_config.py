@@ -57,8 +57,10 @@ class Bounds:
         Args:
             shown: how to quote the value (default its repr).
 
-        >>> Bounds(1, 60_000).problem(0), Bounds(1, 60_000).problem(90_000), Bounds(2, 6, enumerated=True).problem(7)
-        ('must be a positive integer, not 0', 'must be at most 60000, not 90000', 'must be an integer from 2 to 6, not 7')
+        >>> Bounds(1, 60_000).problem(0), Bounds(1, 60_000).problem(90_000)
+        ('must be a positive integer, not 0', 'must be at most 60000, not 90000')
+        >>> Bounds(2, 6, enumerated=True).problem(7)
+        'must be an integer from 2 to 6, not 7'
         """
         above = False
         if isinstance(value, int) and not isinstance(value, bool):
@@ -105,7 +107,8 @@ def address_problem(value: object, *, shown: str | None = None) -> str | None:
 
 def _raise(source: Path | None, violations: Iterable[Violation], prefix: str = "") -> None:
     where = str(source) if source is not None else "<config>"
-    problems = [ConfigProblem(where, None, f"{prefix}{violation.field}" if violation.field else prefix.rstrip(".") or None,
+    problems = [ConfigProblem(where, None,
+                              f"{prefix}{violation.field}" if violation.field else prefix.rstrip(".") or None,
                               violation.message) for violation in violations]
     if problems:
         raise TournamentConfigError(problems)
@@ -143,7 +146,8 @@ def limit_problem(key: str, value: object, *, shown: str | None = None) -> str |
 
 
 def _limit_violations(settings: Mapping[str, object]) -> list[Violation]:
-    return [Violation(key, problem) for key, value in settings.items() if (problem := limit_problem(key, value)) is not None]
+    return [Violation(key, problem) for key, value in settings.items()
+            if (problem := limit_problem(key, value)) is not None]
 
 
 @dataclass(frozen=True)
@@ -307,7 +311,8 @@ def _amount_violations(rules: Rules, seats: int) -> list[Violation]:
         return []
     return [Violation("table", (
         f"amounts could outgrow the protocol's 64-bit integers: with {seats} seats, ante {format_amount(rules.ante)}, "
-        f"max_bet {format_amount(rules.max_bet)}, {rules.max_actions} actions a deal and {rules.pots_per_session} pots, "
+        f"max_bet {format_amount(rules.max_bet)}, {rules.max_actions} actions a deal and "
+        f"{rules.pots_per_session} pots, "
         f"a balance could need {largest:.2g} after {SVARA_DEPTH} nested svaras (at most {_INT64:.2g}); lower max_bet, "
         "max_actions, pots or table_size, or use fractions with smaller denominators"), at=("table", "table_size"))]
 
@@ -410,7 +415,8 @@ def tournament_violations(values: Mapping[str, Any]) -> list[Violation]:
                                     f"and there are {len(names)}", at=("table_size", "participants")))
     fmt, challenger = values.get("format"), values.get("challenger", ...)
     if fmt is Format.GAUNTLET and challenger is None:
-        violations.append(Violation("challenger", "required with format: gauntlet: the name of the bot that meets the field",
+        violations.append(Violation("challenger",
+                                    "required with format: gauntlet: the name of the bot that meets the field",
                                     at=("format",)))
     if fmt is Format.ROUND_ROBIN and challenger not in (None, ...):
         violations.append(Violation("challenger", "only used with format: gauntlet (the format is round_robin)"))
@@ -426,11 +432,13 @@ def tournament_violations(values: Mapping[str, Any]) -> list[Violation]:
         if count > MAX_SESSIONS:
             violations.append(Violation("sessions_per_table", (
                 f"the plan would have {count} sessions, and at most {MAX_SESSIONS} are played in one tournament: "
-                "fewer participants, a smaller table_size or fewer sessions_per_table"), at=("sessions_per_table", "table_size", "participants")))
+                "fewer participants, a smaller table_size or fewer sessions_per_table"),
+                at=("sessions_per_table", "table_size", "participants")))
     if duplicate is False and sessions is not None and size is not None and sessions % size:
         violations.append(Violation(
             "sessions_per_table", f"with duplicate: false this counts sessions and must be a multiple of table_size "
-            f"({size}) so every bot sits in every seat equally often, not {sessions}", at=("sessions_per_table", "duplicate")))
+            f"({size}) so every bot sits in every seat equally often, not {sessions}",
+            at=("sessions_per_table", "duplicate")))
     return violations
 
 

@@ -37,8 +37,8 @@ from ._config import (
     POTS,
     SESSIONS_PER_TABLE,
     TABLE_SIZE,
-    Bounds,
     BotLimits,
+    Bounds,
     Participant,
     TournamentConfig,
     Violation,
@@ -52,8 +52,8 @@ from ._config import (
     tournament_violations,
 )
 from ._errors import ConfigProblem, TournamentConfigError
-from ._schedule import Format
 from ._machine import MachineError, draw_secret, resolve_address, resolve_command, resolve_folder
+from ._schedule import Format
 
 _T = TypeVar("_T")
 
@@ -126,7 +126,8 @@ def parse_config(
     except yaml.YAMLError as error:
         raise TournamentConfigError([ConfigProblem(filename, 1, None, f"YAML error: {error}")]) from None
     if root is None:
-        raise TournamentConfigError([ConfigProblem(filename, 1, None, "the file is empty; a tournament needs at least a name and participants")])
+        raise TournamentConfigError([ConfigProblem(
+            filename, 1, None, "the file is empty; a tournament needs at least a name and participants")])
     here = Path(base_dir).resolve() if base_dir is not None else Path.cwd()
     config = _read_tournament(reader, root, base_dir=here, run_dir=Path.cwd(), python=python)
     if reader.problems or config is None:
@@ -302,7 +303,8 @@ _PARTICIPANT_KEYS = ("name", "command", "address", "cwd", "env", "limits")
 _TABLE_KEYS = ("ante", "opening_stake", "max_bet", "max_actions", "pots")
 
 
-def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_dir: Path, python: str | None) -> TournamentConfig | None:
+def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_dir: Path,
+                     python: str | None) -> TournamentConfig | None:
     top = reader.mapping(root, "", _TOP_KEYS, "tournament settings")
     if top is None:
         return None
@@ -319,7 +321,8 @@ def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_di
 
     participants: list[Participant] | Any
     if "participants" in top:
-        participants = _read_participants(reader, top["participants"], limits, base_dir=base_dir, run_dir=run_dir, python=python)
+        participants = _read_participants(reader, top["participants"], limits, base_dir=base_dir, run_dir=run_dir,
+                                          python=python)
     else:
         participants = reader.report(first_line, "participants", "required: a list of at least two bots")
 
@@ -330,8 +333,8 @@ def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_di
     challenger = _get(top, "challenger", lambda node: reader.text(node, "challenger", example="my_bot"), None)
     duplicate = _get(top, "duplicate", lambda node: reader.boolean(node, "duplicate"), True)
     default_sessions = table_size if duplicate is False and table_size is not _BAD else 1
-    sessions = _get(top, "sessions_per_table", lambda node: reader.integer(node, "sessions_per_table", SESSIONS_PER_TABLE),
-                    default_sessions)
+    sessions = _get(top, "sessions_per_table",
+                    lambda node: reader.integer(node, "sessions_per_table", SESSIONS_PER_TABLE), default_sessions)
     seed = _get(top, "seed", lambda node: _read_seed(reader, node), None)
     concurrency = _get(top, "concurrency", lambda node: reader.integer(node, "concurrency", CONCURRENCY), 4)
     isolation = _get(top, "isolation", lambda node: reader.choice(node, "isolation", Isolation), Isolation.NONE)
@@ -370,7 +373,8 @@ def _read_seed(reader: _Reader, node: yaml.Node) -> Any:
         return str(value)
     if isinstance(value, str) and value:
         return value
-    return reader.report(_line(node), "seed", f"must be a non-empty string (or leave it out to draw a secret one), not {reader.show(node)}")
+    return reader.report(_line(node), "seed",
+                         f"must be a non-empty string (or leave it out to draw a secret one), not {reader.show(node)}")
 
 
 def _read_rules(reader: _Reader, top: dict[str, _Entry]) -> Any:
@@ -445,7 +449,8 @@ def _read_participants(
 
 
 def _read_participant(
-    reader: _Reader, node: yaml.Node, path: str, defaults: BotLimits, *, base_dir: Path, run_dir: Path, python: str | None,
+    reader: _Reader, node: yaml.Node, path: str, defaults: BotLimits, *, base_dir: Path, run_dir: Path,
+    python: str | None,
 ) -> tuple[Any, int, Any]:
     """The participant (or _BAD), and the line and value of its name (or _BAD) for the duplicate check."""
     before = len(reader.problems)
@@ -513,20 +518,23 @@ def _misspells(reader: _Reader, node: yaml.MappingNode, wanted: Sequence[str]) -
 
 def _read_env(reader: _Reader, node: yaml.Node, path: str) -> Any:
     if not isinstance(node, yaml.MappingNode):
-        return reader.report(_line(node), path, f"must be a mapping of variable names to values, not {reader.show(node)}")
+        return reader.report(_line(node), path,
+                             f"must be a mapping of variable names to values, not {reader.show(node)}")
     env: dict[str, str] = {}
     failed = False
     for key_node, value_node in node.value:
         key = reader.scalar(key_node)
         if not isinstance(key, str) or not _ENV_NAME.match(key):
-            reader.report(_line(key_node), path, f"variable names are letters, digits and '_', not {reader.show(key_node)}")
+            reader.report(_line(key_node), path,
+                          f"variable names are letters, digits and '_', not {reader.show(key_node)}")
             failed = True
             continue
         value = reader.scalar(value_node)
         if isinstance(value, str) or (isinstance(value, int | float) and not isinstance(value, bool)):
             env[key] = str(value)
         else:
-            reader.report(_line(value_node), f"{path}.{key}", f"must be a string or a number, not {reader.show(value_node)}")
+            reader.report(_line(value_node), f"{path}.{key}",
+                          f"must be a string or a number, not {reader.show(value_node)}")
             failed = True
     return _BAD if failed else env
 

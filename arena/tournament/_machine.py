@@ -40,7 +40,8 @@ def resolve_folder(base_dir: Path, text: str) -> Path:
     return folder
 
 
-def resolve_command(words: Sequence[str], *, cwd: Path, env: Mapping[str, str], python: str | None = None) -> tuple[str, ...]:
+def resolve_command(words: Sequence[str], *, cwd: Path, env: Mapping[str, str],
+                    python: str | None = None) -> tuple[str, ...]:
     """The command to run, its `python` replaced; `MachineError` when its program cannot be found.
 
     Args:

@@ -36,8 +36,16 @@ from ..engine import Amount, ArenaError, Fault, format_amount
 from ..history import write_history
 from ..match import SessionResult, run_session
 from ..ratings import SessionOutcome, Standing, standings
-from ..storage import (FolderBusyError, FolderLock, FolderReadOnlyError, SessionRecord, StorageError, Store,
-                       discard_partial_files, write_atomically)
+from ..storage import (
+    FolderBusyError,
+    FolderLock,
+    FolderReadOnlyError,
+    SessionRecord,
+    StorageError,
+    Store,
+    discard_partial_files,
+    write_atomically,
+)
 from ..transport import BotSpec, Isolation, SandboxError, verify_bot_folders, verify_isolation
 from ._config import RESULT_NEUTRAL, Participant, TournamentConfig
 from ._loader import load_config

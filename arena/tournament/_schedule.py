@@ -93,7 +93,7 @@ def block_seed(secret: str, table: Sequence[str], block_number: int) -> str:
     >>> block_seed("s", ["a", "b"], 1) == block_seed("s", ("a", "b"), 1) != block_seed("s", ["a", "b"], 2)
     True
     """
-    message = f"block|{','.join(table)}|{block_number}".encode("utf-8")
+    message = f"block|{','.join(table)}|{block_number}".encode()
     return hmac.new(secret.encode("utf-8"), message, hashlib.sha256).hexdigest()
 
 
@@ -230,7 +230,7 @@ class Plan(Sequence[PlannedSession]):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence):
             return NotImplemented
-        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other))
+        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
 
     def _session(self, first_index: int, number: int, block_number: int, base: tuple[str, ...]) -> list[PlannedSession]:
         # The sessions of one block; `first_index` is the 1-based plan position of its first mirror.

@@ -26,8 +26,15 @@ from .._proto.seka.v1 import seka_pb2_grpc as pb_grpc
 from ..engine import Action, ArenaError, Fault, Rules, SvaraAnswer, SvaraView, TurnView
 from ..protocol import ADDRESS_ENV
 from ._bridge import call_unary
-from ._convert import (HelloInfo, action_from_reply, answer_from_reply, hello_from_reply, hello_request, svara_offer,
-                       turn_request)
+from ._convert import (
+    HelloInfo,
+    action_from_reply,
+    answer_from_reply,
+    hello_from_reply,
+    hello_request,
+    svara_offer,
+    turn_request,
+)
 from ._faults import BotFault
 from ._notices import Notices, closing_notice
 from ._process import BotProcess
@@ -352,7 +359,7 @@ class BotConnection:
                 await self.process.stderr_closed.wait()
 
     def _raise_if_exited(self, what: str) -> None:
-        if self.process is not None and (returncode := self.process.returncode) is not None:
+        if self.process is not None and self.process.returncode is not None:
             raise BotFault(Fault.CRASH, f"{what} ({self.process.exit_description()}){self._stderr_note()}")
 
     def _stderr_note(self) -> str:

@@ -128,7 +128,9 @@ def notices_for(event: Event, seats: Sequence[int], *, session_id: str, bots: Se
         told = {seat: notice_for(event, seat, session_id=session_id, bots=bots, balances=balances, pot=pot)
                 for seat in seats}
         return {seat: notice for seat, notice in told.items() if notice is not None}
-    notice = notice_for(event, seats[0], session_id=session_id, bots=bots, balances=balances, pot=pot) if seats else None
+    if not seats:
+        return {}
+    notice = notice_for(event, seats[0], session_id=session_id, bots=bots, balances=balances, pot=pot)
     return {} if notice is None else dict.fromkeys(seats, notice)
 
 

@@ -49,7 +49,8 @@ def test_illegal_amounts_fail_with_the_amount_and_the_bounds() -> None:
 def test_a_late_bot_fails_with_the_deadline() -> None:
     result = _check("python3", str(BROKEN / "sleepy_bot.py"), decision_ms=300)
     assert result.returncode == 1
-    assert "FAIL  turn (2 in the deal, opening, no previous bet): timeout: Act not answered within 300 ms" in result.stdout
+    assert ("FAIL  turn (2 in the deal, opening, no previous bet): timeout: Act not answered within 300 ms"
+            in result.stdout)
 
 
 def test_a_bot_that_crashes_on_a_svara_offer_fails_with_its_exit_status_and_stderr() -> None:

@@ -124,7 +124,8 @@ def test_a_lone_survivor_wins_without_showing() -> None:
     state.fold()  # seat 2
     events = state.fold()  # seat 0: seat 1 is alone
     pot_won = events[1]
-    assert isinstance(pot_won, PotWon) and (pot_won.pot, pot_won.seat, pot_won.amount, pot_won.shown) == (1, 1, 4, False)
+    assert isinstance(pot_won, PotWon)
+    assert (pot_won.pot, pot_won.seat, pot_won.amount, pot_won.shown) == (1, 1, 4, False)
     pot_one = state.events[: state.events.index(pot_won) + 1]
     assert not any(isinstance(e, (ShowdownHeld, Revealed)) for e in pot_one)
     assert pot_won.to_json()["shown"] is False

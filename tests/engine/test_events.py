@@ -104,4 +104,5 @@ def test_every_event_of_random_sessions_is_json_with_parseable_amounts() -> None
                 if key in record:
                     assert parse_amount(record[key]) == getattr(event, key)
             if "balances" in record:
-                assert [parse_amount(record["balances"][str(s)]) for s in range(len(event.balances))] == list(event.balances)
+                balances = [parse_amount(record["balances"][str(s)]) for s in range(len(event.balances))]
+                assert balances == list(event.balances)

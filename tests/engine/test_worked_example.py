@@ -60,7 +60,8 @@ EXPECTED_EVENTS: list[dict[str, Any]] = [
     {"event": "action", "seat": 1, "kind": "bet", "amount": "2"},
     # A pays 2 to show: pot 10. Both hold two aces, each 22, and tie.
     {"event": "action", "seat": 0, "kind": "show", "amount": "2"},
-    {"event": "showdown", "pot": 1, "replay": 0, "seats": [0, 1], "hands": {"0": ["Ac", "Ad", "6h"], "1": ["Ah", "As", "7c"]},
+    {"event": "showdown", "pot": 1, "replay": 0, "seats": [0, 1],
+     "hands": {"0": ["Ac", "Ad", "6h"], "1": ["Ah", "As", "7c"]},
      "values": {"0": "22", "1": "22"}, "winner": None},
     {"event": "svara", "frozen_pot": "10", "tied": [0, 1], "price": "5", "eligible": [2, 3]},
     # C re-enters for 10/2=5; D declines: carried pot 15.
@@ -73,7 +74,8 @@ EXPECTED_EVENTS: list[dict[str, Any]] = [
     {"event": "action", "seat": 1, "kind": "bet", "amount": "1"},
     {"event": "action", "seat": 2, "kind": "fold", "amount": "0"},
     {"event": "action", "seat": 0, "kind": "show", "amount": "1"},
-    {"event": "showdown", "pot": 1, "replay": 1, "seats": [0, 1], "hands": {"0": ["Td", "8d", "6d"], "1": ["Ah", "As", "7d"]},
+    {"event": "showdown", "pot": 1, "replay": 1, "seats": [0, 1],
+     "hands": {"0": ["Td", "8d", "6d"], "1": ["Ah", "As", "7d"]},
      "values": {"0": "24", "1": "22"}, "winner": 0},
     # A wins 18.
     {"event": "pot_won", "pot": 1, "seat": 0, "amount": "18", "shown": True,

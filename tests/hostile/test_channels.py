@@ -58,7 +58,8 @@ def _peeking_tournament(tmp_path: Path) -> Path:
     document = {
         "name": "peek",
         "participants": [
-            {"name": "peeker", "command": f"python3 {HOSTILE / 'history_peeker.py'} {out / 'results' / 'peek' / 'histories'}"},
+            {"name": "peeker",
+             "command": f"python3 {HOSTILE / 'history_peeker.py'} {out / 'results' / 'peek' / 'histories'}"},
             {"name": "call", "command": f"python3 {SAMPLE_BOTS / 'call_bot.py'}"},
         ],
         "table": {"pots": 3, "max_actions": 12},

@@ -27,7 +27,8 @@ from ._support import HOSTILE, NONE, SANDBOX, reports
 # What a sandboxed bot finds at the root of its file system: the system folders, and the top folders that
 # hold the interpreter, the arena and the bots (wherever the checkout is), and in its environment.
 _SANDBOX_ROOT = {"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "root", "sbin", "tmp", "usr",
-                 *(Path(folder).resolve().parts[1] for folder in (sys.prefix, sys.base_prefix, HOSTILE, arena.__file__))}
+                 *(Path(folder).resolve().parts[1]
+                   for folder in (sys.prefix, sys.base_prefix, HOSTILE, arena.__file__))}
 _SANDBOX_ENV = {"HOME", "LANG", "PATH", "PWD", "SEKA_BOT_ADDRESS", "SNOOP_NEEDLES", "SNOOP_TARGETS", "SNOOP_BUDGET"}
 
 
@@ -45,7 +46,8 @@ def _tournament(tmp_path: Path, *, isolation: str, pots: int, budget: float) -> 
              "env": {"SNOOP_NEEDLES": json.dumps({"secret": secret, "cards": marker}),
                      "SNOOP_TARGETS": ":".join(map(str, [path, out, leak])), "SNOOP_BUDGET": str(budget)},
              "limits": {"decision_ms": round(budget * 1000) + 10_000}},
-            {"name": "leaky", "command": f"python3 {HOSTILE / 'leaky.py'}", "env": {"LEAK_DIR": str(leak), "LEAK_MARKER": marker}},
+            {"name": "leaky", "command": f"python3 {HOSTILE / 'leaky.py'}",
+             "env": {"LEAK_DIR": str(leak), "LEAK_MARKER": marker}},
         ],
         "table": {"pots": pots, "max_actions": 12},
         "table_size": 2,
@@ -92,7 +94,8 @@ async def test_a_sandboxed_bot_finds_neither_the_secret_nor_another_bots_cards(t
         for search in searches:
             assert search["found"] == {}, search["found"]
             assert not search["out_of_time"] and search["files"] > 100, search  # it did read everything it could
-            assert search["uid"] in sandbox_uids() and search["neighbours"] == [] and search["visible_pids"] <= 2, search
+            assert search["uid"] in sandbox_uids(), search
+            assert search["neighbours"] == [] and search["visible_pids"] <= 2, search
             assert set(search["refused"]) >= {str(path), str(tmp_path / "out"), str(tmp_path / "leak")}, search
             assert set(search["root"]) <= _SANDBOX_ROOT and set(search["env"]) <= _SANDBOX_ENV, search
         # Its own hand only: exactly the cards the history deals to its seat.

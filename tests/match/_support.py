@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from arena.engine import GEORGIAN, Event
 import pytest
 
+from arena.engine import GEORGIAN, Event
 from arena.transport import BotProcess, BotSpec, Isolation, ProcessLimits, TimeLimit
 
 ROOT = Path(__file__).resolve().parents[2]

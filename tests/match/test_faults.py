@@ -11,8 +11,17 @@ import trio
 from google.protobuf import text_format
 
 from arena._proto.seka.v1 import seka_pb2 as pb
-from arena.engine import GEORGIAN, Fault, Rules, SessionState, Shuffler, parse_cards, seeded_shuffler, stacked_shuffler
-from arena.engine import turn_view
+from arena.engine import (
+    GEORGIAN,
+    Fault,
+    Rules,
+    SessionState,
+    Shuffler,
+    parse_cards,
+    seeded_shuffler,
+    stacked_shuffler,
+    turn_view,
+)
 from arena.history import history_text
 from arena.match import SessionResult, run_session
 from arena.replay import replay_records

@@ -132,7 +132,7 @@ async def test_no_bot_is_ever_sent_a_card_its_seat_may_not_see(tmp_path: Path) -
             method, _, text = line.partition(" ")
             request = text_format.Parse(text, _REQUESTS[method]())
             requests[request.session_id].append((method, request))
-        for session_id, (result, playing) in results.items():
+        for session_id, (_, playing) in results.items():
             if index not in playing:
                 assert session_id not in requests
                 continue

@@ -21,8 +21,20 @@ from arena.match import run_session
 from arena.transport import BotProcess, BotSpec, Isolation, ProcessLimits, isolation_problem, remove_stale_cgroups
 from arena.transport._sandbox import _placement
 
-from ._support import (BOTS, RELAXED, ROOT, TWO_POTS, children_of, describe, is_reaped, is_running, sample_spec, spec,
-                       tagged, wait_until)
+from ._support import (
+    BOTS,
+    RELAXED,
+    ROOT,
+    TWO_POTS,
+    children_of,
+    describe,
+    is_reaped,
+    is_running,
+    sample_spec,
+    spec,
+    tagged,
+    wait_until,
+)
 
 SHORT = TWO_POTS.with_table(max_actions=12)
 LEVELS = pytest.mark.parametrize("isolation", [Isolation.LIMITS, Isolation.SANDBOX], ids=["limits", "sandbox"])

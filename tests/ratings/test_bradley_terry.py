@@ -43,7 +43,7 @@ def _ascend(loglik: Callable[[list[float]], float], bots: list[str]) -> dict[str
             grad.append((loglik(up) - loglik(down)) / (2 * h))
         if max(abs(g) for g in grad) < 1e-8:
             break
-        candidate = [x + step * g for x, g in zip(r, grad)]
+        candidate = [x + step * g for x, g in zip(r, grad, strict=True)]
         new = loglik(candidate)
         if new >= value:
             r, value = candidate, new
@@ -53,7 +53,7 @@ def _ascend(loglik: Callable[[list[float]], float], bots: list[str]) -> dict[str
         if step < 1e-9:
             break
     shift = 1500 - sum(r) / len(r)
-    return {bot: x + shift for bot, x in zip(bots, r)}
+    return {bot: x + shift for bot, x in zip(bots, r, strict=True)}
 
 
 def _p(r_a: float, r_b: float) -> float:
@@ -64,8 +64,8 @@ def test_matches_an_independent_maximum_likelihood_fit() -> None:
     bots = ["a", "b", "c", "d"]
 
     def loglik(r: list[float]) -> float:
-        rating = dict(zip(bots, r))
-        return sum(count * math.log(_p(rating[w], rating[l])) for (w, l), count in WINS.items())
+        rating = dict(zip(bots, r, strict=True))
+        return sum(count * math.log(_p(rating[winner], rating[loser])) for (winner, loser), count in WINS.items())
 
     expected = _ascend(loglik, bots)
     fitted = bradley_terry(_sessions_from_wins(), prior_games=0)
@@ -79,8 +79,8 @@ def test_the_prior_is_one_virtual_draw_against_a_fixed_opponent() -> None:
 
     def logpost(r: list[float]) -> float:
         # The virtual opponent sits at 0 on the unshifted scale; a draw scores ½ win and ½ loss.
-        rating = dict(zip(bots, r))
-        value = sum(count * math.log(_p(rating[w], rating[l])) for (w, l), count in WINS.items())
+        rating = dict(zip(bots, r, strict=True))
+        value = sum(count * math.log(_p(rating[winner], rating[loser])) for (winner, loser), count in WINS.items())
         return value + sum(0.5 * math.log(_p(x, 0.0)) + 0.5 * math.log(_p(0.0, x)) for x in r)
 
     expected = _ascend(logpost, bots)
@@ -149,7 +149,7 @@ def test_a_four_bot_session_counts_each_bot_once() -> None:
     # Each pair of a 4-bot session weighs 1/3, so three identical 4-bot sessions weigh exactly
     # as much as one heads-up session per pair.
     table = [SessionOutcome(("d", "b", "a", "c"), (-5, 1, 7, -3), f"s{n}") for n in range(3)]
-    pairs = [heads_up(w, l, f"{w}{l}") for w, l in itertools.combinations("abcd", 2)]
+    pairs = [heads_up(a, b, f"{a}{b}") for a, b in itertools.combinations("abcd", 2)]
     assert bradley_terry(table) == pytest.approx(bradley_terry(pairs), abs=1e-9)
     # ... and not as much as one heads-up session per pair from a single 4-bot session.
     assert bradley_terry(table[:1])["a"] < bradley_terry(pairs)["a"] - 1

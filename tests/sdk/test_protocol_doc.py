@@ -22,7 +22,8 @@ def test_the_doc_has_an_example_of_every_call() -> None:
     assert kinds == {"deal", "showdown", "pot_result", "session_end"}
     # Notices travel inside decision requests: the doc shows it for both kinds of request.
     for request in ("TurnRequest", "SvaraOffer"):
-        assert any(text_format.Parse(body, getattr(pb, request)()).notices for name, body in EXAMPLES if name == request)
+        assert any(text_format.Parse(body, getattr(pb, request)()).notices
+                   for name, body in EXAMPLES if name == request)
 
 
 @pytest.mark.parametrize("name, body", EXAMPLES, ids=[f"{i}-{name}" for i, (name, _) in enumerate(EXAMPLES)])

@@ -121,7 +121,8 @@ def test_act_reads_svaras_and_faults(bot: RunningBot) -> None:
 
 def test_svara_offer_gets_an_answer(bot: RunningBot) -> None:
     offer = pb.SvaraOffer(
-        session_id="s-1", pot_number=3, replay=1, seat=0, dealer=1, frozen_pot=amount(15), price=amount(Fraction(15, 2)),
+        session_id="s-1", pot_number=3, replay=1, seat=0, dealer=1, frozen_pot=amount(15),
+        price=amount(Fraction(15, 2)),
         tied=[2, 1], eligible=[3, 0], answers=[pb.SvaraEntry(seat=3, accepted=True)],
         balances=[amount(-4), amount(-6), amount(-6), amount(Fraction(-19, 2))])
     reply = bot.stub.Svara(offer, timeout=TIMEOUT)

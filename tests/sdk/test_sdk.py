@@ -182,7 +182,8 @@ def test_turn_conversion(served: Served) -> None:
     assert turn.pot == Fraction(31, 2) and turn.balances == (Fraction(-15, 2), -4)
     assert turn.previous_bet == 2 and turn.min_bet == 2 and turn.max_bet == 10
     assert turn.can_show and turn.show_amount == 2 and turn.opponents == (1,)
-    assert [(a.seat, a.kind, a.amount, a.fault) for a in turn.actions] == [(1, "bet", 2, None), (2, "fold", 0, "timeout")]
+    actions = [(a.seat, a.kind, a.amount, a.fault) for a in turn.actions]
+    assert actions == [(1, "bet", 2, None), (2, "fold", 0, "timeout")]
     assert turn.svaras[0].price == Fraction(7, 2) and turn.svaras[0].entries[0].accepted
     assert turn.time_left is not None and 0 < turn.time_left <= TIMEOUT + 0.1  # the wire rounds deadlines
 

@@ -40,7 +40,8 @@ def fake_clock() -> float:
 def opened(tmp_path: Path) -> Store:
     store = Store.open(tmp_path / "results" / "stored.db", clock=fake_clock)
     config = parse_config(DEFINITION)
-    store.init_tournament(name=config.name, definition=config.source, secret=config.seed, commitment=commitment(config.seed))
+    store.init_tournament(name=config.name, definition=config.source, secret=config.seed,
+                          commitment=commitment(config.seed))
     store.record_plan(plan(config))
     return store
 
@@ -87,7 +88,8 @@ def test_a_plan_stored_in_parts_is_checked_part_by_part(tmp_path: Path) -> None:
     store.record_plan(planned[0:2], total=6)  # again: nothing changes
     assert [session.id for session in store.sessions()] == ["s0001", "s0002", "s0006"]
     assert [session.id for session in store.unfinished(first=2, last=5)] == ["s0002"]
-    with pytest.raises(DefinitionMismatchError, match=r"another plan \(first difference: the count \(6 stored, 8 now\)\)"):
+    with pytest.raises(DefinitionMismatchError,
+                       match=r"another plan \(first difference: the count \(6 stored, 8 now\)\)"):
         store.record_plan(planned[2:4], total=8)
     other = plan(parse_config(DEFINITION.replace("s3cret", "changed")))
     with pytest.raises(DefinitionMismatchError, match=r"another plan \(first difference: s0002\)"):

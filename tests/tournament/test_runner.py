@@ -73,8 +73,8 @@ def test_a_tournament_runs_to_standings_crosstable_and_histories(tmp_path: Path)
     assert first_deal("s0001")["hands"] != first_deal("s0003")["hands"]
 
 
-def test_rerunning_a_finished_tournament_plays_nothing_and_ratings_recomputes(tmp_path: Path,
-                                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_rerunning_a_finished_tournament_plays_nothing_and_ratings_recomputes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     definition = _write(tmp_path)
     out = tmp_path / "out"
     assert main(["run", str(definition), "--out", str(out)]) == 0

@@ -42,7 +42,8 @@ def block_size(table_size: int) -> int:
 
 
 CASES = [
-    pytest.param(size, gauntlet, duplicate, id=f"{size}-{'gauntlet' if gauntlet else 'rr'}-{'dup' if duplicate else 'plain'}")
+    pytest.param(size, gauntlet, duplicate,
+                 id=f"{size}-{'gauntlet' if gauntlet else 'rr'}-{'dup' if duplicate else 'plain'}")
     for size in range(2, 7)
     for gauntlet in (False, True)
     for duplicate in (True, False)

@@ -12,19 +12,34 @@ from pathlib import Path
 
 import pytest
 
-from arena.transport import (DEFAULT_LIMITS, Isolation, ProcessLimits, SandboxError, isolation_problem,
-                             verify_bot_folders)
-from arena.transport import _sandbox
+from arena.transport import (
+    DEFAULT_LIMITS,
+    Isolation,
+    ProcessLimits,
+    SandboxError,
+    _sandbox,
+    isolation_problem,
+    verify_bot_folders,
+)
 from arena.transport._process import describe_exit, launch_prefix
-from arena.transport._sandbox import (DEFAULT_UIDS, UIDS_ENV, Cgroup, UidLease, bot_paths, sandbox_argv, sandbox_env,
-                                      sandbox_uids)
+from arena.transport._sandbox import (
+    DEFAULT_UIDS,
+    UIDS_ENV,
+    Cgroup,
+    UidLease,
+    bot_paths,
+    sandbox_argv,
+    sandbox_env,
+    sandbox_uids,
+)
 
 from ..match._support import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = ROOT / "arena"
 CALL_BOT = ROOT / "sample_bots" / "call_bot.py"
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap (make test installs it as root)")
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                 reason="needs bubblewrap (make test installs it as root)")
 
 
 def test_none_applies_only_what_is_configured_and_the_others_fill_in_defaults() -> None:

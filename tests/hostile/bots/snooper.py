@@ -37,7 +37,8 @@ from arena.sdk import Action, Deal, Turn, run
 _SKIP = {"/proc", "/sys", "/dev", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", sys.base_prefix,
          sys.prefix}
 _READ = 4 << 20  # bytes read of any one file or memory region
-_NEEDLES: dict[str, bytes] = {label: text.encode() for label, text in json.loads(os.environ.get("SNOOP_NEEDLES", "{}")).items()}
+_NEEDLES: dict[str, bytes] = {label: text.encode()
+                              for label, text in json.loads(os.environ.get("SNOOP_NEEDLES", "{}")).items()}
 _MAPS = re.compile(r"^([0-9a-f]+)-([0-9a-f]+) r")
 
 
@@ -144,7 +145,8 @@ def snoop() -> dict[str, object]:
             search.process(pid)
     return {"found": search.found, "opened": search.opened, "refused": search.refused, "files": search.files,
             "processes": search.processes, "visible_pids": len(visible), "neighbours": neighbours,
-            "uid": os.getuid(), "root": sorted(os.listdir("/")), "env": sorted(os.environ), "out_of_time": search.out_of_time, "seconds": round(time.monotonic() - started, 3)}
+            "uid": os.getuid(), "root": sorted(os.listdir("/")), "env": sorted(os.environ),
+            "out_of_time": search.out_of_time, "seconds": round(time.monotonic() - started, 3)}
 
 
 class Snooper(CallingBot):

@@ -5,9 +5,9 @@
 Seat i runs `faulty_bot.py --mode MODE_i --pid-file OUT_DIR/seat<i>.pid --tag=seka-test-<P>-<O>`
 (P and O: the names of OUT_DIR's parent and of OUT_DIR itself) under a one-minute decision
 limit, so a session with a hanging bot stays in play until the test signals this process. Each
-bot's forked child, if any, writes its pid to OUT_DIR/seat<i>.child. With SEKA_TEST_ISOLATION=limits or sandbox in the environment the bots
-run at that isolation level; sandboxed bots write their markers to stderr instead, kept in
-OUT_DIR/logs/seat<i>.stderr.log (see faulty_bot.py).
+bot's forked child, if any, writes its pid to OUT_DIR/seat<i>.child. With SEKA_TEST_ISOLATION=limits
+or sandbox in the environment the bots run at that isolation level; sandboxed bots write their
+markers to stderr instead, kept in OUT_DIR/logs/seat<i>.stderr.log (see faulty_bot.py).
 """
 
 from __future__ import annotations

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from typing import Any
 
 import grpc
-
 from _serve import serve_forever
 
 from arena._proto.seka.v1 import seka_pb2 as pb

@@ -17,9 +17,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from google.protobuf import text_format
-
 from _serve import serve_forever
+from google.protobuf import text_format
 
 from arena._proto.seka.v1 import seka_pb2 as pb
 from arena._proto.seka.v1 import seka_pb2_grpc as pb_grpc
