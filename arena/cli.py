@@ -26,9 +26,18 @@ from .match import run_session
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
 from .ratings import Sprt
 from .replay import describe_event, replay_file
-from .tournament import TournamentRunner, limit_problem, load_config, plan, recompute_results
-from .tournament._display import LiveProgress, crosstable_table, standings_table
-from .tournament._sprt import PairResult, run_sprt
+from .tournament import (
+    LiveProgress,
+    PairResult,
+    TournamentRunner,
+    crosstable_table,
+    limit_problem,
+    load_config,
+    plan,
+    recompute_results,
+    run_sprt,
+    standings_table,
+)
 from .transport import BotSpec, Isolation, TimeLimit, is_address, verify_isolation, with_our_python
 
 _T = TypeVar("_T")

@@ -7,6 +7,9 @@ from ._config import BotLimits as BotLimits
 from ._config import Participant as Participant
 from ._config import TournamentConfig as TournamentConfig
 from ._config import limit_problem as limit_problem
+from ._display import LiveProgress as LiveProgress
+from ._display import crosstable_table as crosstable_table
+from ._display import standings_table as standings_table
 from ._errors import ConfigProblem as ConfigProblem
 from ._errors import TournamentConfigError as TournamentConfigError
 from ._loader import load_config as load_config
@@ -26,5 +29,7 @@ from ._schedule import commitment as commitment
 from ._schedule import mirrors as mirrors
 from ._schedule import plan as plan
 from ._schedule import tables as tables
+from ._sprt import PairResult as PairResult
+from ._sprt import run_sprt as run_sprt
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
