@@ -7,7 +7,15 @@ or applies a decision is a bug of the arena, never scored as the bot's `illegal`
 
 from __future__ import annotations
 
-from ..engine import Action, ArenaError, Fault, IllegalActionError, SessionState
+import math
+from fractions import Fraction
+
+from ..engine import Action, ArenaError, Bet, Fault, IllegalActionError, SessionState
+
+WIRE_HEADROOM_BITS = 36
+"""Bits of the protocol's 63-bit integers kept free by every bet a bot makes: room for the pot to
+grow through nested svaras (each halves it into a price) and to be added to a balance."""
+_WIRE_LIMIT = 1 << (63 - WIRE_HEADROOM_BITS)
 
 
 class BotFault(ArenaError):
@@ -46,3 +54,24 @@ def verify_reply(state: SessionState, action: Action) -> None:
         state.verify(action)
     except IllegalActionError as error:
         raise IllegalReplyError(action, str(error)) from None
+    if isinstance(action, Bet):
+        _verify_representable(state, action)
+
+
+def _verify_representable(state: SessionState, bet: Bet) -> None:
+    # The rules allow any exact amount within the bounds, so a bot could bet fractions whose
+    # denominators multiply (1 + 1/(2**61 - 1), then 1 + 1/(2**31 - 1)) until the pot no longer fits
+    # the protocol's int64 numerator and denominator: the arena could then tell no one about it.
+    # Every amount of a session is a multiple of one common denominator, which the tournament file's
+    # bounds allow for; a bet that brings a new factor into it must leave WIRE_HEADROOM_BITS free.
+    held = [Fraction(state.pot), *map(Fraction, state.balances)]
+    common = math.lcm(*(amount.denominator for amount in held))
+    amount = Fraction(bet.amount)
+    widened = math.lcm(common, amount.denominator)
+    if widened == common:
+        return
+    largest = sum(map(abs, held)) + amount
+    if widened * largest >= _WIRE_LIMIT:
+        raise IllegalReplyError(bet, (
+            f"a bet of {bet.amount} would make 1/{widened} the session's unit of account, too fine for the "
+            f"protocol's 64-bit amounts with room for the pots to grow; bet a multiple of 1/{common}"))
