@@ -20,12 +20,20 @@ import random
 from arena.sdk import Action, Amount, Bet, Bot, Fold, Show, SvaraOffer, Turn, run
 
 
-def bet_amounts(low: Amount, high: Amount) -> list[Amount]:
-    """The amounts a random bet chooses from: every whole number in [low, high], and low itself."""
-    amounts: list[Amount] = list(range(math.ceil(low), math.floor(high) + 1))
-    if low not in amounts:
-        amounts.insert(0, low)
-    return amounts
+def random_amount(rng: random.Random, low: Amount, high: Amount) -> Amount:
+    """A bet drawn uniformly from every whole number in [low, high], and low itself.
+
+    The amount is computed from one draw of an index, never from a list of every amount, so a
+    table with a huge `max_bet` costs nothing; `rng.randrange(n)` consumes the generator exactly
+    as `rng.choice` of an n-item list does, so a seeded bot plays the same bets as before.
+    """
+    first, last = math.ceil(low), math.floor(high)
+    fractional_low = low != first  # a fractional lower bound is one more choice, the first
+    count = max(last - first + 1, 0) + fractional_low
+    index = rng.randrange(count)
+    if fractional_low:
+        return low if index == 0 else first + index - 1
+    return first + index
 
 
 class RandomBot(Bot):
@@ -42,7 +50,7 @@ class RandomBot(Bot):
             return Fold()
         if kind == "show":
             return Show()
-        return Bet(self.rng.choice(bet_amounts(turn.min_bet, turn.max_bet)))
+        return Bet(random_amount(self.rng, turn.min_bet, turn.max_bet))
 
     def svara(self, offer: SvaraOffer) -> bool:
         return self.rng.random() < 0.5

@@ -54,12 +54,12 @@ def assert_legal(reply: pb.TurnReply, request: pb.TurnRequest) -> None:
 
 
 def turn(cards: str, *, previous: Fraction | int | None = None, in_deal: tuple[int, ...] = (0, 1, 2),
-         pot: Fraction | int = 3, actions_count: int = 0) -> pb.TurnRequest:
+         pot: Fraction | int = 3, actions_count: int = 0, max_bet: int = 10) -> pb.TurnRequest:
     request = pb.TurnRequest(
         session_id="s-1", pot_number=1, replay=0, dealer=2, seat=0, cards=[str(c) for c in parse_cards(cards)],
         seats=[pb.Seat(seat=seat, bot=f"bot{seat}") for seat in range(3)], in_deal=in_deal, pot=amount(pot),
         balances=[amount(-1), amount(-1), amount(-1)], actions_count=actions_count, max_actions=200,
-        legal=pb.LegalActions(min_bet=amount(1 if previous is None else previous), max_bet=amount(10)))
+        legal=pb.LegalActions(min_bet=amount(1 if previous is None else previous), max_bet=amount(max_bet)))
     if previous is not None:
         request.previous_bet.CopyFrom(amount(previous))
         request.actions.append(pb.PublicAction(seat=2, kind=pb.ACTION_KIND_BET, amount=amount(previous)))
@@ -106,6 +106,18 @@ def test_act_replies_legally(bot: RunningBot, cards: str, situation: str) -> Non
         "late": lambda: turn(cards, previous=10, in_deal=(0, 1), pot=123, actions_count=150),
     }[situation]()
     assert_legal(bot.stub.Act(request, timeout=TIMEOUT), request)
+
+
+def test_act_replies_legally_when_max_bet_is_huge(bot: RunningBot) -> None:
+    # A table may allow bets up to 2^62 (the protocol's integers are 64-bit): a bot must still
+    # answer at once, not build a list of every amount it could bet.
+    bets = 0
+    for situation in range(12):
+        request = turn("Kh9d7s", previous=None if situation % 2 else Fraction(7, 2), max_bet=2**62)
+        reply = bot.stub.Act(request, timeout=TIMEOUT)
+        assert_legal(reply, request)
+        bets += reply.WhichOneof("action") == "bet"
+    assert bets, "no bet in 12 turns: the huge bound was never exercised"
 
 
 def test_act_reads_svaras_and_faults(bot: RunningBot) -> None:
