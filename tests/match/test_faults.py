@@ -117,7 +117,7 @@ async def test_an_illegal_answer_folds_the_bot(tmp_path: Path, mode: str) -> Non
     assert_clean(result, [0, 2])
 
 
-@pytest.mark.parametrize("mode", ["garbage", "wrong-message", "other-message", "empty", "huge"])
+@pytest.mark.parametrize("mode", ["garbage", "wrong-message", "other-message", "empty", "huge", "unknown-field"])
 async def test_an_unreadable_answer_folds_the_bot(tmp_path: Path, mode: str) -> None:
     result = await play(SHORT, [caller("call"), spec("raw", "raw_bot.py", "--mode", mode)], tmp_path)
     actions = seat_actions(result.events, 1)
@@ -160,6 +160,8 @@ def _tied_shuffler(rules: Rules) -> Shuffler:
 @pytest.mark.parametrize(("faulty", "fault"), [
     (("faulty_bot.py", "--mode", "hang"), "timeout"),
     (("raw_bot.py", "--mode", "garbage"), "malformed"),
+    # A well-formed acceptance carrying a field SvaraReply does not have is refused like a turn's.
+    (("raw_bot.py", "--mode", "unknown-field"), "malformed"),
     (("exit_bot.py",), "crash"),
 ])
 async def test_a_faulty_bot_declines_its_svara_offer_with_the_fault_recorded(

@@ -9,6 +9,8 @@
     huge           Act returns a valid fold past the arena's 1 MiB reply limit (the fold field
                    repeated: a parser merges the copies, so only the size is wrong)
     never-ready    serves SekaBot like a caller but never the health service, so it is never ready
+    unknown-field  Act returns a legal bet of min_bet and Svara an acceptance, each followed by a
+                   field no reply message has (number 99): well-formed, but not our message
 
 Hello and Notify are answered properly in every mode, and the health service reports SERVING
 (except in never-ready), so only the decisions go wrong.
@@ -26,6 +28,8 @@ from _serve import serve_forever
 from arena._proto.seka.v1 import seka_pb2 as pb
 
 _GARBAGE = bytes(range(255, 0, -7)) * 3
+# Field 99 as a varint holding 1: the tag (99 << 3 | 0) is the varint 0x98 0x06.
+_UNKNOWN_FIELD = b"\x98\x06\x01"
 
 
 def _act(mode: str) -> Callable[[bytes, Any], bytes]:
@@ -41,7 +45,8 @@ def _act(mode: str) -> Callable[[bytes, Any], bytes]:
         if mode == "huge":
             return pb.TurnReply(fold=pb.FoldAction()).SerializeToString() * 600_000
         turn = pb.TurnRequest.FromString(request)
-        return pb.TurnReply(bet=pb.BetAction(amount=turn.legal.min_bet)).SerializeToString()
+        reply = pb.TurnReply(bet=pb.BetAction(amount=turn.legal.min_bet)).SerializeToString()
+        return reply + _UNKNOWN_FIELD if mode == "unknown-field" else reply
     return act
 
 
@@ -51,7 +56,8 @@ def _svara(mode: str) -> Callable[[bytes, Any], bytes]:
             return _GARBAGE
         if mode == "wrong-message":
             return pb.TurnReply(bet=pb.BetAction(amount=pb.Amount(numerator=3))).SerializeToString()
-        return pb.SvaraReply(accept=True).SerializeToString()
+        reply = pb.SvaraReply(accept=True).SerializeToString()
+        return reply + _UNKNOWN_FIELD if mode == "unknown-field" else reply
     return svara
 
 
