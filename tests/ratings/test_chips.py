@@ -68,3 +68,48 @@ def test_bad_options_are_errors() -> None:
         chip_rate([])
     with pytest.raises(RatingError, match="confidence"):
         chip_rate([SessionOutcome(("a", "b"), (1, -1), "s")], confidence=0)
+
+
+# Six heads-up blocks (a session and its mirror) with unequal margins, so every resample differs.
+_PINNED_INPUT = [SessionOutcome(bots, balances, f"b{n}") for n, pair in enumerate([
+    ((7, -7), (-2, 2)), ((3, -3), (Fraction(9, 2), Fraction(-9, 2))), ((-1, 1), (-6, 6)),
+    ((12, -12), (1, -1)), ((0, 0), (Fraction(-5, 2), Fraction(5, 2))), ((8, -8), (-4, 4)),
+]) for bots, balances in ((("a", "b"), pair[0]), (("b", "a"), pair[1]))]
+
+
+def _independent_interval(bot: str, resamples: int, seed: int, confidence: float) -> tuple[float, float]:
+    # docs/ratings.md read directly: blocks in id order, B of them drawn with replacement by
+    # random.Random(seed).choices; the rate of a resample is total balance over total sessions;
+    # the interval is the (1 - c)/2 and (1 + c)/2 type-7 quantiles of the sorted rates.
+    blocks = sorted({outcome.block for outcome in _PINNED_INPUT})
+    rng = random.Random(seed)
+    rates = []
+    for _ in range(resamples):
+        drawn = rng.choices(blocks, k=len(blocks))
+        mine = [outcome.balance_of(bot) for block in drawn for outcome in _PINNED_INPUT if outcome.block == block]
+        rates.append(float(sum(mine)) / len(mine))
+    rates.sort()
+
+    def quantile(q: float) -> float:
+        h = (len(rates) - 1) * q
+        low = int(h)
+        return rates[low] + (h - low) * (rates[min(low + 1, len(rates) - 1)] - rates[low])
+
+    return quantile((1 - confidence) / 2), quantile((1 + confidence) / 2)
+
+
+def test_the_interval_is_pinned_for_a_fixed_input_and_seed() -> None:
+    # Pinned, so that a change of resampling, of quantile or of the interval's ends is seen: an
+    # upside-down quantile (the ends swapped, or q read as 1 - q) fails here.
+    # 250 resamples put both ends between two unequal order statistics, so the interpolation's
+    # direction shows too.
+    stats = chip_rate(_PINNED_INPUT, resamples=250, rng_seed=22)
+    assert stats["a"].chip_rate == Fraction(19, 6)
+    assert (stats["a"].ci_low, stats["a"].ci_high) == (1.236458333333334, 4.9072916666666675)
+    assert (stats["b"].ci_low, stats["b"].ci_high) == (-4.907291666666667, -1.2364583333333325)
+    for bot in ("a", "b"):
+        assert (stats[bot].ci_low, stats[bot].ci_high) == pytest.approx(_independent_interval(bot, 250, 22, 0.95))
+    narrow = chip_rate(_PINNED_INPUT, resamples=250, rng_seed=22, confidence=0.5)
+    assert (narrow["a"].ci_low, narrow["a"].ci_high) == pytest.approx(_independent_interval("a", 250, 22, 0.5))
+    wide = stats["a"]
+    assert wide.ci_low < narrow["a"].ci_low < float(wide.chip_rate) < narrow["a"].ci_high < wide.ci_high
