@@ -6,6 +6,7 @@ CLI layers depend on this package and it depends on none of them.
 
 from __future__ import annotations
 
+from .. import _util
 from ._actions import Action as Action
 from ._actions import Bet as Bet
 from ._actions import Fault as Fault
@@ -60,3 +61,5 @@ from ._views import svara_view as svara_view
 from ._views import turn_view as turn_view
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
+
+_util.fixup_module_metadata(__name__, globals())

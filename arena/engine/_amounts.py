@@ -12,6 +12,7 @@ Amount: TypeAlias = int | Fraction
 def exact(value: Amount) -> Amount:
     """Normalise an amount so that whole numbers are `int`.
 
+    >>> from fractions import Fraction
     >>> exact(Fraction(10, 2)), exact(Fraction(15, 2))
     (5, Fraction(15, 2))
     """
@@ -23,6 +24,7 @@ def exact(value: Amount) -> Amount:
 def format_amount(value: Amount) -> str:
     """The canonical text of an amount: a rational in lowest terms.
 
+    >>> from fractions import Fraction
     >>> format_amount(5), format_amount(Fraction(15, 2)), format_amount(Fraction(-3, 1))
     ('5', '15/2', '-3')
     """

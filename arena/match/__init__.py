@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from .. import _util
 from ._session import SeatReport as SeatReport
 from ._session import SessionResult as SessionResult
 from ._session import play_session as play_session
 from ._session import run_session as run_session
 
 __all__ = ["SeatReport", "SessionResult", "play_session", "run_session"]
+
+_util.fixup_module_metadata(__name__, globals())

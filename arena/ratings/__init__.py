@@ -6,6 +6,7 @@ docs/ratings.md for the model and the formulas.
 
 from __future__ import annotations
 
+from .. import _util
 from ._bootstrap import Bootstrap as Bootstrap
 from ._bootstrap import bootstrap as bootstrap
 from ._bradley_terry import ELO_PER_NAT as ELO_PER_NAT
@@ -35,3 +36,5 @@ __all__ = [
     "sequential_elo",
     "standings",
 ]
+
+_util.fixup_module_metadata(__name__, globals())

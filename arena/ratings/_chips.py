@@ -47,6 +47,7 @@ def chip_rate(outcomes: Iterable[SessionOutcome], *, resamples: int = 1000, rng_
     Returns:
         Statistics by bot name, in name order.
 
+    >>> from fractions import Fraction
     >>> sessions = [SessionOutcome(("a", "b", "c"), (4, -2, -2), "s1", faults={"c": 1}),
     ...             SessionOutcome(("a", "b"), (Fraction(-1, 2), Fraction(1, 2)), "s2"),
     ...             SessionOutcome(("b", "c"), (0, 0), "s3")]

@@ -22,6 +22,7 @@ def _empty_faults() -> Mapping[str, int]:
 class SessionOutcome:
     """The result of one finished session, as the ratings see it.
 
+    >>> from fractions import Fraction
     >>> outcome = SessionOutcome(("alice", "bob", "carol"), (Fraction(5, 2), -4, Fraction(3, 2)), "b1",
     ...                          faults={"bob": 1})
     >>> outcome.balance_of("carol"), outcome.faults["bob"]
@@ -29,7 +30,7 @@ class SessionOutcome:
     >>> SessionOutcome(("alice", "bob"), (3, -2), "b1")
     Traceback (most recent call last):
     ...
-    arena.ratings._outcome.RatingError: balances must sum to zero, not 1: (3, -2)
+    arena.ratings.RatingError: balances must sum to zero, not 1: (3, -2)
     """
 
     bots: tuple[str, ...]

@@ -27,6 +27,7 @@ def pair_score(balances_a_first: Sequence[Fraction | int], balances_a_second: Se
 
     >>> pair_score((5, -5), (-3, 3)), pair_score((5, -5), (5, -5))
     (1.0, 0.5)
+    >>> from fractions import Fraction
     >>> pair_score((-4, 4), (Fraction(1, 2), Fraction(-1, 2)))
     0.0
     """

@@ -12,6 +12,7 @@ SIGTERM or SIGINT. docs/protocol.md describes the protocol underneath.
 
 from __future__ import annotations
 
+from .. import _util
 from ..engine import Action as Action
 from ..engine import Amount as Amount
 from ..engine import Bet as Bet
@@ -46,3 +47,5 @@ from ._types import Turn as Turn
 from ._types import hand_value as hand_value
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
+
+_util.fixup_module_metadata(__name__, globals())

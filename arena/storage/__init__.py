@@ -5,6 +5,7 @@ The file lives in a results folder that one arena holds at a time.
 
 from __future__ import annotations
 
+from .. import _util
 from ._errors import DefinitionMismatchError as DefinitionMismatchError
 from ._errors import DiskFullError as DiskFullError
 from ._errors import StorageError as StorageError
@@ -24,3 +25,5 @@ from ._store import Store as Store
 from ._store import TournamentRecord as TournamentRecord
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
+
+_util.fixup_module_metadata(__name__, globals())

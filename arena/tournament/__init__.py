@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import _util
 from ..transport import Isolation as Isolation
 from ._config import BotLimits as BotLimits
 from ._config import Participant as Participant
@@ -33,3 +34,5 @@ from ._sprt import PairResult as PairResult
 from ._sprt import run_sprt as run_sprt
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
+
+_util.fixup_module_metadata(__name__, globals())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import _util
 from ._bot import CHANNEL_OPTIONS as CHANNEL_OPTIONS
 from ._bot import MAX_REPLY_BYTES as MAX_REPLY_BYTES
 from ._bot import BotConnection as BotConnection
@@ -32,3 +33,5 @@ from ._sandbox import verify_bot_folders as verify_bot_folders
 from ._sandbox import verify_isolation as verify_isolation
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
+
+_util.fixup_module_metadata(__name__, globals())
