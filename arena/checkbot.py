@@ -11,7 +11,6 @@ carrying the ones left.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from .transport import (
     NoticeBoard,
     Notices,
     open_bot,
+    session_folder,
     verify_reply,
 )
 
@@ -241,9 +241,9 @@ async def check_bot(spec: BotSpec, *, report: Callable[[Check | str], None], log
         failures += not check.passed
         report(check)
 
-    with tempfile.TemporaryDirectory(prefix="seka-check-") as sockets:
+    with session_folder() as sockets:
         started = time.monotonic()
-        async with open_bot(spec, log_dir=log_dir, socket_dir=Path(sockets)) as bot:
+        async with open_bot(spec, log_dir=log_dir, socket_dir=sockets) as bot:
             if bot.dead is not None:
                 count(Check(False, "ready", str(bot.dead)))
                 return False

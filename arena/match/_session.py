@@ -11,7 +11,6 @@ gets one Notify, the session's end carrying what is left.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +31,16 @@ from ..engine import (
     svara_view,
     turn_view,
 )
-from ..transport import BotConnection, BotFault, BotSpec, NoticeBoard, Notices, open_bot, verify_reply
+from ..transport import (
+    BotConnection,
+    BotFault,
+    BotSpec,
+    NoticeBoard,
+    Notices,
+    open_bot,
+    session_folder,
+    verify_reply,
+)
 
 
 @dataclass(frozen=True)
@@ -202,10 +210,10 @@ async def run_session(
             await ready_send.send((seat, connection))
             await done.wait()
 
-    with tempfile.TemporaryDirectory(prefix="seka-") as sockets:
+    with session_folder() as sockets:
         async with trio.open_nursery() as nursery:
             for seat, spec in enumerate(specs):  # started together: readiness dominates set-up time
-                nursery.start_soon(hold, seat, spec, Path(sockets))
+                nursery.start_soon(hold, seat, spec, sockets)
             bots: dict[int, BotConnection] = {}
             try:
                 while len(bots) < len(specs):

@@ -29,6 +29,8 @@ from ._sandbox import ProcessLimits as ProcessLimits
 from ._sandbox import SandboxError as SandboxError
 from ._sandbox import isolation_problem as isolation_problem
 from ._sandbox import remove_stale_cgroups as remove_stale_cgroups
+from ._sandbox import remove_stale_folders as remove_stale_folders
+from ._sandbox import session_folder as session_folder
 from ._sandbox import verify_bot_folders as verify_bot_folders
 from ._sandbox import verify_isolation as verify_isolation
 

@@ -26,7 +26,17 @@ from pathlib import Path
 
 import trio
 
-from ._sandbox import Cgroup, Isolation, ProcessLimits, SandboxError, UidLease, rlimit_options, sandbox_argv
+from ._sandbox import (
+    Cgroup,
+    Isolation,
+    ProcessLimits,
+    SandboxError,
+    UidLease,
+    mount_socket_folder,
+    rlimit_options,
+    sandbox_argv,
+    unmount,
+)
 from ._seccomp import filter_fd
 
 LOGGER = logging.getLogger(__name__)
@@ -79,7 +89,7 @@ class BotProcess:
 
     def __init__(self, popen: subprocess.Popen[bytes], log_dir: Path, name: str, limits: ProcessLimits, *,
                  isolation: Isolation = Isolation.NONE, cgroup: Cgroup | None = None,
-                 uid: UidLease | None = None) -> None:
+                 uid: UidLease | None = None, socket_folder: Path | None = None) -> None:
         self._popen = popen
         self.pid = popen.pid
         self.name = name
@@ -90,6 +100,8 @@ class BotProcess:
         """The bot's control group (None under isolation `none`), removed once the bot is stopped."""
         self.uid = uid
         """The uid of a sandboxed bot, its own while it runs, given back once it is stopped."""
+        self.socket_folder = socket_folder
+        """A sandboxed bot's socket folder, a file system in memory, detached once it is stopped."""
         self.stdout_log = log_dir / f"{name}.stdout.log"
         self.stderr_log = log_dir / f"{name}.stderr.log"
         self._stderr_tail: deque[bytes] = deque(maxlen=20)
@@ -108,8 +120,9 @@ class BotProcess:
         """Start the bot from the calling (trio) thread; see the module docstring for why.
 
         Under `sandbox`, the bot runs as a uid of its own (see `UidLease`), `writable` is its socket
-        folder (required; it passes to that uid), `env` its whole environment (see `sandbox_env`),
-        and a command that would show it any part of a `private` path (or of `log_dir`) is refused.
+        folder (required; a small file system in memory of that uid is mounted there), `env` its
+        whole environment (see `sandbox_env`), and a command that would show it any part of a
+        `private` path (or of `log_dir`) is refused.
 
         Raises:
             SandboxError: the machine cannot provide `isolation`, or the sandbox cannot be built.
@@ -120,11 +133,13 @@ class BotProcess:
         seccomp_fd = filter_fd() if isolation is Isolation.SANDBOX else None
         uid = None
         cgroup = None
+        socket_folder = None
         try:
             if isolation is Isolation.SANDBOX:
                 assert writable is not None, "a sandboxed bot needs its socket folder"
                 uid = UidLease.take()
-                os.chown(writable, uid.uid, uid.uid)  # where the bot creates its socket
+                mount_socket_folder(writable, uid.uid)  # where the bot creates its socket
+                socket_folder = writable
                 try:
                     command = sandbox_argv(argv, uid=uid.uid, cwd=Path(cwd or os.getcwd()), env=env or {},
                                            writable=writable, private=[log_dir, *private], seccomp_fd=seccomp_fd)
@@ -139,6 +154,8 @@ class BotProcess:
         except BaseException:
             if cgroup is not None:
                 cgroup.discard()
+            if socket_folder is not None:
+                unmount(socket_folder)
             if uid is not None:
                 uid.release()
             raise
@@ -146,7 +163,8 @@ class BotProcess:
             if seccomp_fd is not None:
                 os.close(seccomp_fd)
         LOGGER.debug("launched %s as pid %d (isolation %s): %s", name, popen.pid, isolation.value, command)
-        return cls(popen, log_dir, name, limits, isolation=isolation, cgroup=cgroup, uid=uid)
+        return cls(popen, log_dir, name, limits, isolation=isolation, cgroup=cgroup, uid=uid,
+                   socket_folder=socket_folder)
 
     def exit_description(self) -> str:
         """How the bot ended (`killed by SIGKILL`, `exit status 1`) and any limit it ran into."""
@@ -247,8 +265,11 @@ class BotProcess:
             returncode = await self.wait()
             if self.cgroup is not None:  # and whatever left the group, under `limits` and `sandbox`
                 await self.cgroup.close()
-            if self.uid is not None and not (self.cgroup is not None and self.cgroup.pids()):
-                self.uid.release()  # kept for as long as a process of the bot may be alive
+            if not (self.cgroup is not None and self.cgroup.pids()):  # kept while a process of the bot may live
+                if self.socket_folder is not None:
+                    unmount(self.socket_folder)
+                if self.uid is not None:
+                    self.uid.release()
         self._draining.deadline = min(self._draining.deadline, trio.current_time() + _DRAIN_GRACE)
         os.close(self._pidfd)
         for pipe in (self._popen.stdout, self._popen.stderr):

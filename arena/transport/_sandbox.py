@@ -24,6 +24,7 @@ files named in the bot's command (read-only), its own socket folder (writable) a
 
 from __future__ import annotations
 
+import ctypes
 import enum
 import errno
 import fcntl
@@ -40,7 +41,8 @@ import signal
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -61,6 +63,8 @@ _KILL_WAIT = 3.0
 _CPU_PERIOD_US = 100_000
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 _SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+SOCKET_FOLDER_BYTES = 1 << 20
+"""The size of a sandboxed bot's socket folder, a file system in memory of its own: its socket needs none."""
 _ARENA_PACKAGE = Path(__file__).resolve().parents[1]
 
 
@@ -607,6 +611,98 @@ def _lock_folder() -> Path:
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
         raise SandboxError(f"{_UID_LOCKS} must be a folder of the arena's user that no one else may write to")
     return _UID_LOCKS
+
+
+# ---------------------------------------------------------------- the arena's folders on the host
+
+
+_OWNER_MARK = ".seka-arena-owner"
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MNT_DETACH = 0x2, 0x4, 0x8, 0x2
+
+
+@contextmanager
+def session_folder() -> Iterator[Path]:
+    """A new folder `seka-*` in the system's temporary folder, for one session's sockets, removed on exit.
+
+    The arena holds a lock on it while it lives, so that a folder left behind by an arena killed
+    with SIGKILL is removed by the next one to make a folder (`remove_stale_folders`), and never one
+    in use.
+    """
+    remove_stale_folders()
+    path = Path(tempfile.mkdtemp(prefix="seka-"))
+    lock = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        (path / _OWNER_MARK).touch()  # only a folder already locked is marked: see remove_stale_folders
+        yield path
+    finally:
+        _remove_folder(path)
+        os.close(lock)
+
+
+def remove_stale_folders() -> list[Path]:
+    """Remove the session folders of arenas that are no longer running; returns those removed.
+
+    A folder counts only if it is the arena user's and marked as made by `session_folder`, which
+    marks it once locked: a marked folder whose lock is free has lost its arena. File systems
+    mounted in it (the bots' socket folders) are detached first.
+    """
+    removed = []
+    for entry in Path(tempfile.gettempdir()).glob("seka-*"):
+        try:
+            folder, mark = os.lstat(entry), os.lstat(entry / _OWNER_MARK)
+            lock = os.open(entry, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            if stat.S_ISDIR(folder.st_mode) and folder.st_uid == mark.st_uid == os.geteuid():
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                _remove_folder(entry)
+                removed.append(entry)
+        except OSError:
+            pass  # its arena is alive (BlockingIOError), or it went meanwhile
+        finally:
+            os.close(lock)
+    return removed
+
+
+def _remove_folder(path: Path) -> None:
+    for mount in sorted(_mounts_below(path), key=lambda mount: len(mount.parts), reverse=True):
+        unmount(mount)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _mounts_below(path: Path) -> list[Path]:
+    found = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        mountpoint = Path(re.sub(r"\\([0-7]{3})", lambda octal: chr(int(octal.group(1), 8)), line.split()[4]))
+        if path in mountpoint.parents:
+            found.append(mountpoint)
+    return found
+
+
+def mount_socket_folder(folder: Path, uid: int) -> None:
+    """Make a sandboxed bot's socket folder a file system in memory of `SOCKET_FOLDER_BYTES`, owned by `uid`.
+
+    What the bot writes there, through files it opened before the folder was taken back too,
+    stays within that size and counts against its memory limit (its control group is charged for
+    the pages it writes), never on the host's disk.
+
+    Raises:
+        SandboxError: the file system cannot be mounted.
+    """
+    options = f"size={SOCKET_FOLDER_BYTES},mode=0700,uid={uid},gid={uid}".encode()
+    if _LIBC.mount(b"tmpfs", os.fsencode(folder), b"tmpfs", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC),
+                   options) != 0:
+        error = ctypes.get_errno()
+        raise SandboxError(f"cannot mount a file system in memory on the socket folder {folder}: "
+                           f"{os.strerror(error)}")
+
+
+def unmount(folder: Path) -> None:
+    """Detach the file system mounted on `folder`, if any."""
+    _LIBC.umount2(os.fsencode(folder), _MNT_DETACH)
 
 
 # ---------------------------------------------------------------- the sandbox

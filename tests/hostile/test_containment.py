@@ -18,6 +18,7 @@ import pytest
 from arena.engine import GEORGIAN, Rules
 from arena.match import SessionResult, run_session
 from arena.transport import DEFAULT_LIMITS, MAX_REPLY_BYTES, BotProcess, BotSpec, Isolation, ProcessLimits, TimeLimit
+from arena.transport._sandbox import SOCKET_FOLDER_BYTES
 
 from ._support import LIMITS, RELAXED, SANDBOX, TWO_POTS, caller, hostile, reports
 
@@ -141,6 +142,20 @@ async def test_a_bot_can_create_nothing_in_its_socket_folder_once_it_listens(tmp
             assert turn["created"] == [] and turn["listing"] == ["bot.sock"], turn
         else:  # the control: the same bot, under limits, fills the folder
             assert turn["created"] == ["socket folder", "its folder"] and "stash" in turn["listing"], turn
+
+
+@pytest.mark.parametrize("isolation", [LIMITS, SANDBOX], ids=["limits-lets-it", "sandbox-does-not"])
+async def test_a_file_opened_in_the_socket_folder_before_listening_cannot_fill_the_host_disk(
+        tmp_path: Path, isolation: Isolation) -> None:
+    filler = hostile("filler", "disk_filler.py", "--fill", isolation=isolation, limit=RELAXED)
+    result = await play(tmp_path, filler, isolation=isolation)
+    assert_caller_unharmed(result)
+    assert result.seats[1].telemetry["faults"] == {} and result.seats[1].dead is None
+    [report] = reports(tmp_path / "logs", "filler", "disk-fill")
+    if isolation is SANDBOX:  # the socket folder is a small file system in memory, charged to the bot
+        assert report == {"bytes": SOCKET_FOLDER_BYTES, "error": "OSError: [Errno 28] No space left on device"}
+    else:  # the control: under limits the same bot writes 32 MiB to the host's disk
+        assert report == {"bytes": 32 << 20, "error": None}, report
 
 
 @pytest.mark.parametrize("isolation", [LIMITS, SANDBOX], ids=["limits-reaches-it", "sandbox-does-not"])

@@ -19,6 +19,8 @@ from arena.transport import (
     SandboxError,
     _sandbox,
     isolation_problem,
+    remove_stale_folders,
+    session_folder,
     verify_bot_folders,
 )
 from arena.transport._process import describe_exit, launch_prefix
@@ -225,3 +227,43 @@ def test_a_bot_command_may_name_nothing_of_the_arenas_in_any_spelling(tmp_path: 
             pytest.fail(f"{what} is not refused")
     with pytest.raises(SandboxError, match="whole file system"):
         verify_bot_folders([*python, "/"], cwd=bot, env={})
+
+
+_HOLD_A_FOLDER = """
+import sys, time
+from pathlib import Path
+from arena.transport import session_folder
+from arena.transport._sandbox import mount_socket_folder
+with session_folder() as folder:
+    (folder / "bot-1").mkdir()
+    mount_socket_folder(folder / "bot-1", 2_000_100_005)
+    (folder / "bot-1" / "held.bin").write_bytes(b"x" * 1000)
+    print(folder, flush=True)
+    time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a socket folder needs root")
+def test_the_session_folder_of_an_arena_killed_with_sigkill_is_removed_by_the_next_and_a_live_ones_is_not() -> None:
+    arena = subprocess.Popen([sys.executable, "-c", _HOLD_A_FOLDER], stdout=subprocess.PIPE, text=True)
+    try:
+        assert arena.stdout is not None
+        folder = Path(arena.stdout.readline().strip())
+        assert folder.name.startswith("seka-") and (folder / "bot-1" / "held.bin").exists()
+        assert folder not in remove_stale_folders() and folder.exists()  # its arena is alive
+        arena.kill()
+        arena.wait()
+        assert folder.exists()  # left behind
+        assert folder in remove_stale_folders()
+        assert not folder.exists()
+        assert not any(str(folder) in line for line in Path("/proc/self/mountinfo").read_text().splitlines())
+    finally:
+        arena.kill()
+        arena.wait()
+
+
+def test_a_session_folder_is_removed_with_its_session(tmp_path: Path) -> None:
+    with session_folder() as folder:
+        (folder / "bot-1").mkdir()
+        assert folder.is_dir() and folder.parent == Path(tempfile.gettempdir())
+    assert not folder.exists()
