@@ -59,6 +59,8 @@ class Rules:
         50
         """
         try:
+            # Each setting is checked at run time (unknown names by replace, values by __post_init__),
+            # which is the point; mypy's replace wants each field's own type from `object`.
             return dataclasses.replace(self, **settings)  # type: ignore[arg-type]
         except TypeError as error:
             raise RulesError(str(error)) from None

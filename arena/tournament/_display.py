@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from types import TracebackType
 from typing import Any
 
 from rich.console import Console
@@ -28,8 +29,9 @@ class LiveProgress:
         self._bar.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._bar.__exit__(*exc)  # type: ignore[arg-type]
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self._bar.__exit__(kind, error, trace)
 
     def update(self, progress: RunProgress) -> None:
         task = self._bar.tasks[0]

@@ -41,7 +41,7 @@ async def call_unary(method: grpc.UnaryUnaryMultiCallable[_Request, _Reply], req
         # Cancelling the future ends the RPC on the wire; its done callback then wakes us, and we
         # raise the Cancelled that trio handed us.
         cancelled.append(raise_cancel)
-        future.cancel()  # type: ignore[no-untyped-call]
+        future.cancel()  # type: ignore[no-untyped-call]  # grpc-stubs: RpcContext.cancel is unannotated
         return trio.lowlevel.Abort.FAILED
 
     future.add_done_callback(wake)
