@@ -19,6 +19,7 @@ import trio
 from rich.console import Console
 from rich.table import Table
 
+from .audit import audit_results
 from .checkbot import check_bot, print_check
 from .engine import GEORGIAN, ArenaError, Event, SessionState
 from .history import write_history
@@ -63,12 +64,47 @@ def _demo(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     """Re-check a hand history against the rules and print it pot by pot (exit 1 at the first break).
 
-    Example: seka-arena replay results/demo/histories/s0001.jsonl
+    A history whose cards were chosen (dealing: stacked, as check-bot's) is checked against the rules
+    only, and the verdict says that its deals were not checked against a seed. With --results DIR,
+    check every history of a tournament against the rules, its seed, the revealed secret, the
+    commitment and the stored results instead, listing every disagreement (exit 1 if any).
+    Example: seka-arena replay results/demo/histories/s0001.jsonl  (or: seka-arena replay --results results/demo)
     """
+    if (args.history is None) == (args.results is None):
+        raise ArenaError("give a history file, or --results with a tournament's results folder (not both)")
+    if args.results is not None:
+        return _audit(Path(args.results), commitment=args.commitment)
     result = replay_file(args.history)
     if not args.quiet:
         print("\n".join(result.account))
-    print(f"{args.history}: {len(result.state.events)} events, every rule holds")
+    unchecked = ("" if result.seeded else "; its deals were NOT checked against a seed: it says its cards were chosen "
+                 "(dealing: stacked)")
+    print(f"{args.history}: {len(result.state.events)} events, every rule holds{unchecked}")
+    return 0
+
+
+def _audit(results: Path, *, commitment: str | None) -> int:
+    audit = audit_results(results, commitment=commitment)
+    print(f"{audit.folder}: tournament {audit.tournament}, {audit.planned} sessions planned, "
+          f"{audit.planned - audit.unfinished} finished")
+    published = " (the published one)" if commitment is not None else ""
+    if audit.secret_checked:
+        print(f"Commitment {audit.commitment}{published}: the revealed secret hashes to it, and every session's "
+              "seating and seed follow from it and the definition")
+    elif not audit.secret_revealed and audit.tournament is not None:
+        print(f"Commitment {audit.commitment}{published}: the secret is not revealed yet ({audit.unfinished} "
+              "sessions unfinished), so the seeds could NOT be checked against it")
+    elif audit.tournament is not None:
+        print(f"Commitment {audit.commitment}{published}: the secret, the seeds or the plan do not follow from it "
+              "(below)")
+    print(f"{audit.checked} histories replayed: each against the rules and the cards its seed deals, and against "
+          "the stored seed, bots, balances, winners and faults")
+    for problem in audit.problems:
+        print(f"  {problem}")
+    if audit.problems:
+        print(f"{len(audit.problems)} problem{'s' if len(audit.problems) != 1 else ''}: the results do not agree")
+        return 1
+    print("Everything agrees.")
     return 0
 
 
@@ -349,9 +385,13 @@ def build_parser() -> argparse.ArgumentParser:
     _isolation_option(sprt)
     sprt.set_defaults(run=_sprt)
 
-    replay = commands.add_parser("replay", help="re-check a hand history against the rules",
+    replay = commands.add_parser("replay", help="re-check a hand history, or a tournament's results, against the rules",
                                  description=_replay.__doc__)
-    replay.add_argument("history", help="a .jsonl hand history")
+    replay.add_argument("history", nargs="?", help="a .jsonl hand history")
+    replay.add_argument("--results", metavar="DIR",
+                        help="check every history of a tournament instead: its results folder (or tournament.sqlite)")
+    replay.add_argument("--commitment", metavar="HEX",
+                        help="with --results: the seed commitment published before the tournament, to compare")
     replay.add_argument("--quiet", action="store_true", help="print only the verdict")
     replay.set_defaults(run=_replay)
     return parser

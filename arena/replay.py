@@ -3,6 +3,11 @@
 The check replays every recorded decision through a fresh engine and requires each recorded event
 to equal, field for field, the one the engine emits. A seeded history must also deal exactly the
 cards its seed gives. The first disagreement is reported with its line number.
+
+A history that says `dealing: stacked` (cards chosen, as `check-bot` and tests do) is replayed
+with the cards it records: the rules are checked, but nothing ties its cards to a seed, and
+`ReplayResult.seeded` is False so that callers say so. Whether a tournament's histories were
+dealt from their seeds is what `arena.audit.audit_results` checks.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from .engine import (
     Fault,
     IllegalActionError,
     Phase,
+    SessionStarted,
     SessionState,
     deck_order,
     parse_amount,
@@ -34,6 +40,17 @@ class ReplayResult:
     """The engine after the whole history: its events equal the file's."""
     account: list[str]
     """A readable pot-by-pot account."""
+
+    @property
+    def seeded(self) -> bool:
+        """True when every deal was checked against the session's seed; False for a history whose
+        cards were chosen (`dealing: stacked`), which nothing checks."""
+        start = self.state.events[0]
+        return isinstance(start, SessionStarted) and start.dealing == _SEEDED
+
+
+_SEEDED = "seeded"
+_DEALINGS = (_SEEDED, "stacked")
 
 
 def _field(record: dict[str, Any], name: str, line: int, path: str) -> Any:
@@ -71,7 +88,10 @@ def _start(records: Sequence[dict[str, Any]], path: str) -> SessionState:
         bots = [seat["bot"] for seat in _field(first, "seats", 1, path)]
         seed = str(_field(first, "seed", 1, path))
         deals = _recorded_deals(records, path)
-        if first.get("dealing") == "seeded":
+        dealing = _field(first, "dealing", 1, path)
+        if dealing not in _DEALINGS:
+            raise HistoryError(path, 1, f"dealing must be {' or '.join(map(repr, _DEALINGS))}, not {dealing!r}")
+        if dealing == _SEEDED:
             _verify_seeded(records, deals, seed, rules.deck, path)
             shuffler = None
         else:

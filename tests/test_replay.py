@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from arena.cli import main
 from arena.engine import GEORGIAN
 from arena.history import HistoryError, history_text, read_history, write_history
 from arena.policies import RandomPolicy, play_in_process
 from arena.replay import replay_file, replay_records
+
+from ._histories import unshown_deal
 
 
 def _session(seed: str = "r1", seats: int = 3):
@@ -122,3 +125,29 @@ def test_a_trailing_blank_line_is_accepted_but_a_blank_line_inside_is_not(histor
     with pytest.raises(HistoryError) as caught:
         read_history(history)
     assert caught.value.line == 4 and "blank line" in caught.value.message
+
+
+def test_a_history_that_says_its_cards_were_chosen_replays_but_says_its_deals_are_unchecked(
+        history: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert replay_file(history).seeded
+    line = unshown_deal(read_history(history))
+
+    def stack(record: dict) -> None:
+        record["hands"]["0"], record["hands"]["1"] = record["hands"]["1"], record["hands"]["0"]
+    _rewrite(history, line, stack)
+    with pytest.raises(HistoryError, match="not the ones seed"):
+        replay_file(history)
+    _rewrite(history, 1, lambda record: record.update(dealing="stacked"))  # now any card goes
+    assert not replay_file(history).seeded
+    assert main(["replay", "--quiet", str(history)]) == 0
+    assert capsys.readouterr().out.endswith(
+        "every rule holds; its deals were NOT checked against a seed: it says its cards were chosen "
+        "(dealing: stacked)\n")
+
+
+@pytest.mark.parametrize("dealing", ["shuffled", None])
+def test_a_dealing_other_than_seeded_or_stacked_is_refused(history: Path, dealing: str | None) -> None:
+    _rewrite(history, 1, lambda record: record.update(dealing=dealing) if dealing else record.pop("dealing"))
+    with pytest.raises(HistoryError) as caught:
+        replay_file(history)
+    assert caught.value.line == 1 and "dealing" in caught.value.message

@@ -5,76 +5,19 @@ Real `seka-arena` processes and real sample bots throughout.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sqlite3
 import subprocess
-import sys
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from arena.cli import main
-from arena.replay import replay_file
 from arena.storage import FolderLock
 
 from .._tmpfs import remount, tmpfs
-
-ROOT = Path(__file__).resolve().parents[2]
-SEKA_ARENA = Path(sys.executable).parent / "seka-arena"
-
-TOURNAMENT = """\
-name: small
-participants:
-  - {name: call, command: python3 sample_bots/call_bot.py, cwd: %(root)s}
-  - {name: threshold, command: python3 sample_bots/threshold_bot.py, cwd: %(root)s}
-  - {name: strong, command: python3 sample_bots/strong_bot.py, cwd: %(root)s}
-table: {pots: %(pots)d}
-sessions_per_table: %(blocks)d
-seed: folder-secret
-concurrency: 2
-"""
-
-
-def _definition(folder: Path, *, pots: int = 2, blocks: int = 1) -> Path:
-    path = folder / "small.yaml"
-    path.write_text(TOURNAMENT % {"root": ROOT, "pots": pots, "blocks": blocks})
-    return path
-
-
-def _rows(results: Path) -> list[dict[str, object]]:
-    uri = f"file:{results / 'tournament.sqlite'}?mode=ro"
-    with sqlite3.connect(uri, uri=True) as connection:
-        connection.row_factory = sqlite3.Row
-        return [dict(row) for row in connection.execute("SELECT * FROM sessions ORDER BY idx")]
-
-
-def assert_results_agree_with_histories(results: Path) -> int:
-    """Every finished session's stored bots, balances and winners are those its history replays to."""
-    finished = [row for row in _rows(results) if row["status"] == "finished"]
-    for row in finished:
-        state = replay_file(results / str(row["history_path"])).state
-        seating = json.loads(str(row["seating"]))
-        assert list(state.bots) == seating, row["id"]
-        stored = {bot: Fraction(amount) for bot, amount in json.loads(str(row["balances"])).items()}
-        assert stored == dict(zip(seating, state.balances, strict=True)), row["id"]
-        assert json.loads(str(row["winners"])) == [seating[seat] for seat in state.events[-1].winners], row["id"]
-    return len(finished)
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A finished 6-session tournament's `--out` folder (copy it before changing it)."""
-    folder = tmp_path_factory.mktemp("finished")
-    assert main(["run", str(_definition(folder)), "--out", str(folder / "out")]) == 0
-    return folder
-
-
-def _copy(finished: Path, tmp_path: Path) -> tuple[Path, Path]:
-    shutil.copytree(finished / "out", tmp_path / "out")
-    return _definition(tmp_path), tmp_path / "out" / "results" / "small"
+from ._support import SEKA_ARENA, assert_results_agree, copy_finished, definition, rows
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
@@ -84,8 +27,8 @@ def _snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
 # --- two arenas --------------------------------------------------------------------------------
 
 def test_a_second_arena_on_the_same_results_folder_is_refused_naming_the_first(tmp_path: Path) -> None:
-    definition = _definition(tmp_path, pots=4, blocks=2)  # 12 sessions: the first is busy for seconds
-    command = [str(SEKA_ARENA), "run", str(definition), "--out", str(tmp_path / "out")]
+    tournament = definition(tmp_path, pots=4, blocks=2)  # 12 sessions: the first is busy for seconds
+    command = [str(SEKA_ARENA), "run", str(tournament), "--out", str(tmp_path / "out")]
     arenas = [subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
               for _ in range(2)]
     outputs = [arena.communicate(timeout=300) for arena in arenas]
@@ -97,8 +40,9 @@ def test_a_second_arena_on_the_same_results_folder_is_refused_naming_the_first(t
     assert error.count("\n") == 1 and f"is in use by another seka-arena (pid {arenas[winner].pid}, run)" in error, error
     assert "Traceback" not in error
     results = tmp_path / "out" / "results" / "small"
-    assert assert_results_agree_with_histories(results) == 12
-    assert all(row["attempts"] == 1 for row in _rows(results)), "a session was played twice"
+    assert_results_agree(results)
+    assert [row["status"] for row in rows(results)] == ["finished"] * 12
+    assert all(row["attempts"] == 1 for row in rows(results)), "a session was played twice"
     # The lock dies with its holder: a third run (resuming a finished tournament) goes ahead.
     assert subprocess.run(command, cwd=tmp_path, capture_output=True).returncode == 0
 
@@ -108,7 +52,8 @@ def test_a_second_arena_on_the_same_results_folder_is_refused_naming_the_first(t
 @pytest.mark.parametrize("damage", ["empty", "garbage", "another database", "deleted"])
 def test_a_results_file_that_is_not_a_store_is_refused_and_no_history_is_overwritten(
         finished: Path, tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]) -> None:
-    definition, results = _copy(finished, tmp_path)
+    results = copy_finished(finished, tmp_path)
+    tournament = tmp_path / "small.yaml"
     database = results / "tournament.sqlite"
     if damage == "empty":
         database.write_bytes(b"")
@@ -124,7 +69,7 @@ def test_a_results_file_that_is_not_a_store_is_refused_and_no_history_is_overwri
     histories = _snapshot(results / "histories")
     capsys.readouterr()
 
-    assert main(["run", str(definition), "--out", str(tmp_path / "out")]) == 1
+    assert main(["run", str(tournament), "--out", str(tmp_path / "out")]) == 1
     error = capsys.readouterr().err
     expected = {"empty": "is empty (0 bytes)", "garbage": "not an SQLite database",
                 "another database": "without its migrations table", "deleted": "holds no tournament"}[damage]
@@ -137,9 +82,9 @@ def test_a_results_file_that_is_not_a_store_is_refused_and_no_history_is_overwri
 # --- a full disk -------------------------------------------------------------------------------
 
 def test_a_full_disk_stops_the_run_with_one_line_and_no_partial_file_and_the_rerun_resumes(tmp_path: Path) -> None:
-    definition = _definition(tmp_path, blocks=2)  # 12 sessions; 200 KiB hold about three
+    tournament = definition(tmp_path, blocks=2)  # 12 sessions; 200 KiB hold about three
     with tmpfs(tmp_path / "disk", size="200k") as disk:
-        command = [str(SEKA_ARENA), "run", str(definition), "--out", str(disk)]
+        command = [str(SEKA_ARENA), "run", str(tournament), "--out", str(disk)]
         full = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
         results = disk / "results" / "small"
         assert full.returncode == 1, full.stderr
@@ -149,12 +94,13 @@ def test_a_full_disk_stops_the_run_with_one_line_and_no_partial_file_and_the_rer
         assert not [path for path in disk.rglob("*") if ".partial" in path.name]
 
         remount(disk, size="20m")  # space freed
-        finished_before = {row["id"] for row in _rows(results) if row["status"] == "finished"}
+        finished_before = {row["id"] for row in rows(results) if row["status"] == "finished"}
         assert 0 < len(finished_before) < 12
         resumed = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
         assert resumed.returncode == 0, resumed.stderr
-        assert assert_results_agree_with_histories(results) == 12
-        assert all(row["attempts"] == 1 for row in _rows(results) if row["id"] in finished_before)
+        assert_results_agree(results)
+        assert [row["status"] for row in rows(results)] == ["finished"] * 12
+        assert all(row["attempts"] == 1 for row in rows(results) if row["id"] in finished_before)
 
 
 # --- reading without writing -------------------------------------------------------------------
@@ -164,7 +110,7 @@ def _printed_standings(out: str) -> list[str]:
                                                                                 ("call", "threshold", "strong"))]
 
 
-def test_ratings_of_a_read_only_results_folder_prints_the_standings_and_writes_nothing(
+def test_ratings_and_the_audit_of_a_read_only_results_folder_read_and_write_nothing(
         finished: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     results = finished / "out" / "results" / "small"
     capsys.readouterr()
@@ -178,12 +124,13 @@ def test_ratings_of_a_read_only_results_folder_prints_the_standings_and_writes_n
         out = capsys.readouterr().out
         assert _printed_standings(out) == expected and len(expected) == 3 * 2, out  # standings and crosstable
         assert f"standings.json and crosstable.csv not rewritten: {disk / 'small'} is read-only" in out
+        assert_results_agree(disk / "small")  # the audit only reads too
         assert {path: path.read_bytes() for path in (disk / "small").rglob("*") if path.is_file()} == before
 
 
 def test_ratings_only_reads_a_folder_a_run_holds_and_with_print_only(
         finished: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _, results = _copy(finished, tmp_path)
+    results = copy_finished(finished, tmp_path)
     (results / "standings.json").unlink()
     assert main(["ratings", str(results), "--print-only"]) == 0
     assert "not rewritten: asked to print only" in capsys.readouterr().out

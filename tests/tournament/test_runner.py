@@ -21,27 +21,8 @@ from arena.replay import replay_file
 from arena.storage import SessionStatus, StorageError
 from arena.tournament import TournamentRunner, _runner, load_config, parse_config
 
-ROOT = Path(__file__).resolve().parents[2]
-
-TOURNAMENT = """\
-name: small
-participants:
-  - {name: call, command: python3 sample_bots/call_bot.py, cwd: %(root)s}
-  - {name: threshold, command: python3 sample_bots/threshold_bot.py, cwd: %(root)s}
-  - {name: strong, command: python3 sample_bots/strong_bot.py, cwd: %(root)s}
-table: {pots: %(pots)d}
-table_size: 2
-sessions_per_table: %(blocks)d
-duplicate: true
-seed: fixed-secret
-concurrency: 2
-"""
-
-
-def _write(tmp_path: Path, *, pots: int = 2, blocks: int = 1) -> Path:
-    path = tmp_path / "small.yaml"
-    path.write_text(TOURNAMENT % {"root": ROOT, "pots": pots, "blocks": blocks})
-    return path
+from ._support import ROOT, SECRET
+from ._support import definition as _write
 
 
 def test_a_tournament_runs_to_standings_crosstable_and_histories(tmp_path: Path) -> None:
@@ -50,9 +31,9 @@ def test_a_tournament_runs_to_standings_crosstable_and_histories(tmp_path: Path)
     results = tmp_path / "out" / "results" / "small"
     standings = json.loads((results / "standings.json").read_text())
     assert standings["complete"] and standings["sessions"] == 6
-    assert standings["secret"] == "fixed-secret"
+    assert standings["secret"] == SECRET
     import hashlib
-    assert standings["seed_commitment"] == hashlib.sha256(b"fixed-secret").hexdigest()
+    assert standings["seed_commitment"] == hashlib.sha256(SECRET.encode()).hexdigest()
     rows = standings["standings"]
     assert {row["name"] for row in rows} == {"call", "threshold", "strong"}
     for row in rows:
@@ -247,13 +228,14 @@ def test_an_interrupted_run_never_looks_complete_and_a_new_concurrency_resumes_i
             runner.store.reveal_secret()
     finally:
         runner.close()
+    assert main(["replay", "--results", str(runner.directory)]) == 0  # a partly stored plan audits as far as it goes
 
     # Concurrency changes how fast results come, never what they are: the run resumes.
     definition.write_text(definition.read_text().replace("concurrency: 2", "concurrency: 3"))
     assert main(["run", str(definition), "--out", str(tmp_path / "out")]) == 0
     results = tmp_path / "out" / "results" / "small"
     standings = json.loads((results / "standings.json").read_text())
-    assert standings["complete"] and standings["sessions"] == 6 and standings["secret"] == "fixed-secret"
+    assert standings["complete"] and standings["sessions"] == 6 and standings["secret"] == SECRET
     assert sorted(path.name for path in (results / "histories").glob("*.jsonl")) == [
         f"s{index:04d}.jsonl" for index in range(1, 7)]
 

@@ -1,0 +1,192 @@
+"""Auditing a tournament's results folder: every history against the rules, its seed, the revealed
+secret, the commitment and the stored results.
+
+Theory of operation: what `seka-arena replay --results DIR` checks, in order.
+
+1. The results file is a store of this schema, opened read-only (nothing in the folder changes).
+2. The commitment: the stored one equals the published one when it is given; once the secret is
+   revealed, its SHA-256 equals the commitment.
+3. The plan: the stored definition, planned with the revealed secret, gives exactly the stored
+   sessions (ids, seatings, blocks, mirrors and seeds); before the reveal, everything but the
+   seeds, and one seed per block.
+4. Every finished session: its history replays under the rules, says `dealing: seeded` and deals
+   exactly the cards its seed gives; its seed, session id, table rules and bots are the stored
+   ones; its balances and winners are the stored ones; and every fault it shows is counted in the
+   store (the store may count more: a fault in the greeting or the closing notice is no decision).
+
+Every disagreement is reported, not only the first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .engine import Rules, SessionEnded, SessionStarted, format_amount
+from .history import HistoryError
+from .replay import replay_file
+from .storage import SessionRecord, SessionStatus, Store, TournamentRecord
+from .tournament import PlannedSession, TournamentConfigError, parse_config, plan
+
+_SHOWN = 20
+"""Sessions named in one kind of plan difference before the rest are counted."""
+
+
+@dataclass(frozen=True)
+class Audit:
+    """What `audit_results` found in one results folder."""
+
+    folder: Path
+    tournament: str | None
+    """The tournament's name; None when the results file holds none."""
+    commitment: str | None
+    secret_revealed: bool
+    secret_checked: bool
+    """The secret is revealed, hashes to the commitment, and the stored plan (seeds included)
+    follows from it and the stored definition."""
+    planned: int
+    checked: int
+    """Finished sessions whose history was replayed and compared with the store."""
+    unfinished: int
+    problems: tuple[str, ...]
+    """Every disagreement, one line each; empty when everything agrees."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def audit_results(path: str | Path, *, commitment: str | None = None) -> Audit:
+    """Check every history of a tournament against its secret, commitment and stored results.
+
+    Args:
+        path: the results folder (or its `tournament.sqlite`).
+        commitment: the commitment published before the tournament started, to compare with the stored one.
+
+    Raises:
+        StorageError: the results file cannot be read (missing, not a store).
+    """
+    given = Path(path)
+    database = given / "tournament.sqlite" if given.is_dir() else given
+    folder = database.parent
+    with Store.open(database, read_only=True) as store:
+        record = store.tournament()
+        sessions = store.sessions()
+    problems: list[str] = []
+    if record is None:
+        return Audit(folder, None, None, False, False, len(sessions), 0, len(sessions),
+                     (f"{database} holds no tournament",))
+    if commitment is not None and commitment.strip().lower() != record.commitment:
+        problems.append(f"the stored commitment {record.commitment} is not the published one, {commitment}")
+    secret_checked = record.secret_revealed
+    if record.secret_revealed and hashlib.sha256(record.secret.encode("utf-8")).hexdigest() != record.commitment:
+        problems.append(f"the revealed secret does not hash to the commitment {record.commitment}")
+        secret_checked = False
+    rules = _check_plan(record, sessions, problems)
+    secret_checked = secret_checked and not problems
+    checked = 0
+    for session in sessions:
+        if session.status is SessionStatus.FINISHED:
+            _check_session(session, folder, rules, problems)
+            checked += 1
+    # The plan is stored as play reaches it (its last session first): its size is the last position.
+    planned = max((session.index for session in sessions), default=0)
+    return Audit(folder, record.name, record.commitment, record.secret_revealed, secret_checked, planned,
+                 checked, planned - checked, tuple(problems))
+
+
+def _check_plan(record: TournamentRecord, sessions: Sequence[SessionRecord], problems: list[str]) -> Rules | None:
+    """Compare the stored plan with the one the stored definition gives; return the tournament's table rules."""
+    try:
+        data = yaml.safe_load(record.definition)
+        # The folder may be audited on any machine: the bots' programs and folders need not exist
+        # here, and the plan depends only on their names. Each bot becomes an address.
+        for number, participant in enumerate(data["participants"]):
+            for key in ("command", "cwd", "env", "address"):
+                participant.pop(key, None)
+            participant["address"] = f"unix:/nonexistent/bot{number}.sock"
+        config = parse_config(yaml.safe_dump(data, sort_keys=False), filename="the stored definition")
+    except (TournamentConfigError, yaml.YAMLError, KeyError, TypeError, AttributeError) as error:
+        problems.append("the stored definition cannot be planned: " + " ".join(str(error).split()))
+        return None
+    revealed = record.secret_revealed
+    if revealed and not config.seed_generated and config.seed != record.secret:
+        problems.append("the definition's seed is not the revealed secret")
+    planned = plan(config.with_seed(record.secret) if revealed else config)  # lazy: read by position
+    stored_size = max((session.index for session in sessions), default=0)
+    if stored_size != len(planned):
+        problems.append(f"the definition plans {len(planned)} sessions, the store {stored_size}")
+    differing = [session.id for session in sessions if not 1 <= session.index <= len(planned)
+                 or _row(planned[session.index - 1], revealed) != _row(session, revealed)]
+    if not revealed:
+        seeds: dict[str, set[str]] = {}
+        for session in sessions:
+            seeds.setdefault(session.block, set()).add(session.seed)
+        problems.extend(f"the sessions of block {block} have different seeds"
+                        for block, found in seeds.items() if len(found) > 1)
+    if differing:
+        more = f" and {len(differing) - _SHOWN} more" if len(differing) > _SHOWN else ""
+        what, source = (("seating, block or seed", "the definition and the secret give") if revealed
+                        else ("seating or block", "the definition gives"))
+        problems.append(f"the stored {what} of {', '.join(differing[:_SHOWN])}{more} is not what {source}")
+    return config.rules
+
+
+def _row(session: PlannedSession | SessionRecord, seeded: bool) -> tuple[object, ...]:
+    # What the plan fixes for a session; its seed only once the secret is there to derive it from.
+    fixed = (session.id, session.index, tuple(session.table), session.block, session.mirror)
+    return (*fixed, session.seed) if seeded else fixed
+
+
+def _check_session(session: SessionRecord, folder: Path, rules: Rules | None, problems: list[str]) -> None:
+    where = session.id
+    if session.history_path is None:
+        problems.append(f"{where}: finished, but the store names no history")
+        return
+    path = folder / session.history_path
+    try:
+        result = replay_file(path)
+    except HistoryError as error:
+        problems.append(f"{where}: {error}")
+        return
+    state = result.state
+    start, end = state.events[0], state.events[-1]
+    assert isinstance(start, SessionStarted) and isinstance(end, SessionEnded)  # replay_file checked both
+    if not result.seeded:
+        problems.append(f"{where}: {path.name} says its cards were chosen (dealing: stacked), so its deals were not "
+                        "checked against a seed; a tournament's deals come from their seeds")
+    if start.seed != session.seed:
+        problems.append(f"{where}: the history's seed {start.seed!r} is not the stored one, {session.seed!r}")
+    if start.session != session.id:
+        problems.append(f"{where}: the history names session {start.session!r}")
+    if rules is not None and state.rules != rules:
+        problems.append(f"{where}: the history's table rules are not the tournament's")
+    if tuple(state.bots) != session.table:
+        problems.append(f"{where}: the history seats {', '.join(state.bots)}; the store {', '.join(session.table)}")
+        return  # balances and faults by bot would compare different bots
+    balances = session.balances or {}
+    for seat, bot in enumerate(session.table):
+        if balances.get(bot) != state.balances[seat]:
+            stored = format_amount(balances[bot]) if bot in balances else "nothing"
+            problems.append(f"{where}: {bot}'s balance is {stored} in the store but "
+                            f"{format_amount(state.balances[seat])} in {path.name}")
+    winners = tuple(session.table[seat] for seat in end.winners)
+    if session.winners != winners:
+        problems.append(f"{where}: the store's winners {list(session.winners or ())} are not the history's "
+                        f"{list(winners)}")
+    shown: Counter[tuple[str, str]] = Counter()
+    for event in state.events:
+        record = event.to_json()
+        if "fault" in record:
+            shown[(session.table[record["seat"]], record["fault"])] += 1
+    stored_faults = session.faults or {}
+    for (bot, kind), count in sorted(shown.items()):
+        counted = int((stored_faults.get(bot) or {}).get(kind, 0))
+        if counted < count:
+            problems.append(f"{where}: {path.name} shows {count} {kind} fault{'s' if count != 1 else ''} of {bot}; "
+                            f"the store counts {counted}")
