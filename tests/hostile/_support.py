@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from arena.engine import GEORGIAN
 from arena.transport import BotSpec, Isolation, ProcessLimits, TimeLimit
 
@@ -75,3 +77,21 @@ def process_count() -> int:
 def marked_processes(marker: str = MARKER) -> list[int]:
     """Live processes whose command line holds `marker` (hostile bots and whatever they forked)."""
     return tagged(marker)
+
+
+def tournament_file(path: Path, participants: list[dict[str, Any]], *, pots: int, sessions_per_table: int,
+                    concurrency: int, isolation: Isolation = SANDBOX, **more: Any) -> Path:
+    """A heads-up tournament file at `path` (named after it), with a 3 s decision limit, and `more` keys."""
+    document = {
+        "name": path.stem,
+        "participants": participants,
+        "table": {"pots": pots, "max_actions": 12},
+        "table_size": 2,
+        "sessions_per_table": sessions_per_table,
+        "concurrency": concurrency,
+        "limits": {"decision_ms": 3000},
+        "isolation": isolation.value,
+        **more,
+    }
+    path.write_text(yaml.safe_dump(document))
+    return path

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 import trio
-import yaml
 
 from arena.engine import GEORGIAN
 from arena.match import SessionResult, run_session
@@ -19,7 +18,7 @@ from arena.tournament import TournamentRunner, load_config
 from arena.transport import BotSpec, Isolation, SandboxError
 
 from ..match._support import SAMPLE_BOTS, records, wait_until
-from ._support import HOSTILE, LIMITS, RELAXED, SANDBOX, TWO_POTS, caller, hostile, reports
+from ._support import HOSTILE, LIMITS, RELAXED, SANDBOX, TWO_POTS, caller, hostile, reports, tournament_file
 
 
 def _deals(result: SessionResult, seat: int) -> dict[int, list[str]]:
@@ -54,24 +53,11 @@ async def test_two_copies_of_a_bot_in_mirrored_sessions_at_once_cannot_signal_th
 
 def _peeking_tournament(tmp_path: Path) -> Path:
     # The bot author names the results folder in the command: the histories of finished sessions.
-    out = tmp_path / "out"
-    document = {
-        "name": "peek",
-        "participants": [
-            {"name": "peeker",
-             "command": f"python3 {HOSTILE / 'history_peeker.py'} {out / 'results' / 'peek' / 'histories'}"},
-            {"name": "call", "command": f"python3 {SAMPLE_BOTS / 'call_bot.py'}"},
-        ],
-        "table": {"pots": 3, "max_actions": 12},
-        "table_size": 2,
-        "sessions_per_table": 1,
-        "concurrency": 1,
-        "limits": {"decision_ms": 3000},
-        "isolation": SANDBOX.value,
-    }
-    path = tmp_path / "peek.yaml"
-    path.write_text(yaml.safe_dump(document))
-    return path
+    histories = tmp_path / "out" / "results" / "peek" / "histories"
+    return tournament_file(tmp_path / "peek.yaml", [
+        {"name": "peeker", "command": f"python3 {HOSTILE / 'history_peeker.py'} {histories}"},
+        {"name": "call", "command": f"python3 {SAMPLE_BOTS / 'call_bot.py'}"},
+    ], pots=3, sessions_per_table=1, concurrency=1)
 
 
 async def test_a_bot_whose_command_names_the_results_folder_is_refused_before_anything_runs(tmp_path: Path) -> None:

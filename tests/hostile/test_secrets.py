@@ -15,14 +15,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 import arena
 from arena.storage import SessionRecord
 from arena.tournament import TournamentRunner, load_config
+from arena.transport import Isolation
 from arena.transport._sandbox import sandbox_uids
 
-from ._support import HOSTILE, NONE, SANDBOX, reports
+from ._support import HOSTILE, NONE, SANDBOX, reports, tournament_file
 
 # What a sandboxed bot finds at the root of its file system: the system folders, and the top folders that
 # hold the interpreter, the arena and the bots (wherever the checkout is), and in its environment.
@@ -32,32 +31,21 @@ _SANDBOX_ROOT = {"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc",
 _SANDBOX_ENV = {"HOME", "LANG", "PATH", "PWD", "SEKA_BOT_ADDRESS", "SNOOP_NEEDLES", "SNOOP_TARGETS", "SNOOP_BUDGET"}
 
 
-def _tournament(tmp_path: Path, *, isolation: str, pots: int, budget: float) -> tuple[Path, str]:
+def _tournament(tmp_path: Path, *, isolation: Isolation, pots: int, budget: float) -> tuple[Path, str]:
     secret = f"seka-secret-{secrets.token_hex(16)}"
     marker = f"seka-leak-{secrets.token_hex(8)}"  # in no file: the leaky bot gets it from its environment
     path = tmp_path / "secret-tournament.yaml"
     out = tmp_path / "out"
     leak = tmp_path / "leak"
     leak.mkdir()
-    document = {
-        "name": "secrets",
-        "participants": [
-            {"name": "snooper", "command": f"python3 {HOSTILE / 'snooper.py'}",
-             "env": {"SNOOP_NEEDLES": json.dumps({"secret": secret, "cards": marker}),
-                     "SNOOP_TARGETS": ":".join(map(str, [path, out, leak])), "SNOOP_BUDGET": str(budget)},
-             "limits": {"decision_ms": round(budget * 1000) + 10_000}},
-            {"name": "leaky", "command": f"python3 {HOSTILE / 'leaky.py'}",
-             "env": {"LEAK_DIR": str(leak), "LEAK_MARKER": marker}},
-        ],
-        "table": {"pots": pots, "max_actions": 12},
-        "table_size": 2,
-        "sessions_per_table": 1,
-        "seed": secret,
-        "concurrency": 2,
-        "limits": {"decision_ms": 3000},
-        "isolation": isolation,
-    }
-    path.write_text(yaml.safe_dump(document))
+    tournament_file(path, [
+        {"name": "snooper", "command": f"python3 {HOSTILE / 'snooper.py'}",
+         "env": {"SNOOP_NEEDLES": json.dumps({"secret": secret, "cards": marker}),
+                 "SNOOP_TARGETS": ":".join(map(str, [path, out, leak])), "SNOOP_BUDGET": str(budget)},
+         "limits": {"decision_ms": round(budget * 1000) + 10_000}},
+        {"name": "leaky", "command": f"python3 {HOSTILE / 'leaky.py'}",
+         "env": {"LEAK_DIR": str(leak), "LEAK_MARKER": marker}},
+    ], pots=pots, sessions_per_table=1, concurrency=2, isolation=isolation, seed=secret)
     return path, secret
 
 
@@ -79,7 +67,7 @@ def _hands(directory: Path, record: SessionRecord, seat: int) -> list[dict[str, 
 
 
 async def test_a_sandboxed_bot_finds_neither_the_secret_nor_another_bots_cards(tmp_path: Path) -> None:
-    path, _ = _tournament(tmp_path, isolation=SANDBOX.value, pots=2, budget=20)
+    path, _ = _tournament(tmp_path, isolation=SANDBOX, pots=2, budget=20)
     directory, finished = await _run(path)
     assert len(finished) == 2
     for record in finished:
@@ -105,7 +93,7 @@ async def test_a_sandboxed_bot_finds_neither_the_secret_nor_another_bots_cards(t
 
 async def test_without_isolation_the_same_snooper_finds_both(tmp_path: Path) -> None:
     # The control: the search works, so finding nothing in the sandbox means something.
-    path, _ = _tournament(tmp_path, isolation=NONE.value, pots=1, budget=1)
+    path, _ = _tournament(tmp_path, isolation=NONE, pots=1, budget=1)
     directory, finished = await _run(path)
     for record in finished:
         searches = reports(directory / "logs" / record.id, "snooper", "snooper")

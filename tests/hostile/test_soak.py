@@ -11,36 +11,23 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import yaml
-
 from arena.replay import replay_file
 from arena.tournament import TournamentRunner, load_config
 
 from ..match._support import SAMPLE_BOTS
-from ._support import HOSTILE, SANDBOX
+from ._support import HOSTILE, tournament_file
 
 _SESSIONS = 24
 
 
 async def test_24_sandboxed_sessions_8_at_a_time_with_hostile_bots_all_recorded_and_replayable(
         tmp_path: Path) -> None:
-    document = {
-        "name": "soak",
-        "participants": [
-            {"name": "call", "command": f"python3 {SAMPLE_BOTS / 'call_bot.py'}"},
-            {"name": "bomb", "command": f"python3 {HOSTILE / 'fork_bomb.py'}"},
-            {"name": "hog", "command": f"python3 {HOSTILE / 'memory_hog.py'}", "limits": {"memory_mb": 128}},
-            {"name": "immune", "command": f"python3 {HOSTILE / 'signal_immune.py'}"},
-        ],
-        "table": {"pots": 2, "max_actions": 12},
-        "table_size": 2,
-        "sessions_per_table": 2,
-        "concurrency": 8,
-        "limits": {"decision_ms": 3000},
-        "isolation": SANDBOX.value,
-    }
-    path = tmp_path / "soak.yaml"
-    path.write_text(yaml.safe_dump(document))
+    path = tournament_file(tmp_path / "soak.yaml", [
+        {"name": "call", "command": f"python3 {SAMPLE_BOTS / 'call_bot.py'}"},
+        {"name": "bomb", "command": f"python3 {HOSTILE / 'fork_bomb.py'}"},
+        {"name": "hog", "command": f"python3 {HOSTILE / 'memory_hog.py'}", "limits": {"memory_mb": 128}},
+        {"name": "immune", "command": f"python3 {HOSTILE / 'signal_immune.py'}"},
+    ], pots=2, sessions_per_table=2, concurrency=8)
     runner = TournamentRunner(load_config(path, python=sys.executable), out=tmp_path / "out")
     try:
         assert await runner.run()
