@@ -23,7 +23,7 @@ from .audit import audit_results
 from .checkbot import check_bot, print_check
 from .engine import GEORGIAN, ArenaError, Event, SessionState
 from .history import write_history
-from .match import run_session
+from .match import public_session_id, run_session, session_key
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
 from .ratings import Sprt
 from .replay import describe_event, replay_file
@@ -156,6 +156,8 @@ def _play(args: argparse.Namespace) -> int:
     specs = bot_specs(args.bots, limit=limit, isolation=isolation)
     seed = args.seed if args.seed is not None else secrets.token_hex(8)
     session_id = f"play-{seed}"
+    # The bots are told an id keyed by a secret of this run only: `play-<seed>` would give them the deals.
+    public_id = public_session_id(session_key(), session_id)
     out = Path(args.out)
 
     def show(state: SessionState, events: Sequence[Event]) -> None:
@@ -167,10 +169,11 @@ def _play(args: argparse.Namespace) -> int:
                 print(line, flush=True)
 
     history = out / f"{session_id}.jsonl"
-    result = _run_trio(lambda: run_session(GEORGIAN, specs, seed=seed, session_id=session_id,
+    result = _run_trio(lambda: run_session(GEORGIAN, specs, seed=seed, session_id=session_id, public_id=public_id,
                                           log_dir=out / "logs" / session_id, on_events=show, hidden=[history]))
     path = write_history(history, result.events)
-    print(f"\nSeed {seed}. History: {path}. Bot logs: {out / 'logs' / session_id}")
+    print(f"\nSeed {seed}. History: {path}. Bot logs: {out / 'logs' / session_id}. "
+          f"The bots were told session id {public_id}.")
     for report in result.seats:
         telemetry = report.telemetry
         latency = telemetry["latency_ms"]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from .. import _util
+from ._ids import public_session_id as public_session_id
+from ._ids import session_key as session_key
 from ._session import SeatReport as SeatReport
 from ._session import SessionResult as SessionResult
 from ._session import play_session as play_session
 from ._session import run_session as run_session
 
-__all__ = ["SeatReport", "SessionResult", "play_session", "run_session"]
+__all__ = ["SeatReport", "SessionResult", "play_session", "public_session_id", "run_session", "session_key"]
 
 _util.fixup_module_metadata(__name__, globals())

@@ -17,8 +17,6 @@ standings are written.
 from __future__ import annotations
 
 import csv
-import hashlib
-import hmac
 import io
 import itertools
 import json
@@ -34,7 +32,7 @@ import trio
 
 from ..engine import Amount, ArenaError, Fault, format_amount
 from ..history import write_history
-from ..match import SessionResult, run_session
+from ..match import SessionResult, public_session_id, run_session
 from ..ratings import SessionOutcome, Standing, standings
 from ..storage import (
     FolderBusyError,
@@ -94,11 +92,6 @@ def verify_hidden(config: TournamentConfig, hidden: Sequence[Path]) -> None:
                                    env=participant.env, hidden=hidden)
             except SandboxError as error:
                 raise SandboxError(f"bot {participant.name!r}: {error}") from None
-
-
-def public_session_id(secret: str, session_id: str) -> str:
-    """The id bots see: opaque, so that nothing sent to a bot tells which sessions share a block."""
-    return hmac.new(secret.encode(), f"session|{session_id}".encode(), hashlib.sha256).hexdigest()[:16]
 
 
 def _faults_by_bot(result: SessionResult) -> dict[str, dict[str, int]]:
@@ -230,6 +223,7 @@ class TournamentRunner:
         specs = [self._spec_for(name) for name in record.table]
         result = await run_session(
             self.config.rules, specs, seed=record.seed, session_id=record.id,
+            # Keyed by the secret, so nothing a bot is told names its block or its seed.
             public_id=public_session_id(self.config.seed, record.id),
             log_dir=self.directory / "logs" / record.id, hidden=self.hidden)
         history = write_history(self.directory / "histories" / f"{record.id}.jsonl", result.events)

@@ -10,7 +10,7 @@ import trio
 
 from ..engine import Rules
 from ..history import write_history
-from ..match import run_session
+from ..match import public_session_id, run_session, session_key
 from ..ratings import Sprt, pair_score
 from ..transport import BotSpec
 
@@ -32,6 +32,7 @@ async def run_sprt(new: BotSpec, old: BotSpec, *, rules: Rules, sprt: Sprt, seed
     started once the test has decided.
     """
     limiter = trio.Semaphore(concurrency)
+    key = session_key()  # the bots learn neither the pair nor the mirror they play
 
     async def pair(number: int, cancel: trio.CancelScope) -> None:
         async with limiter:
@@ -42,6 +43,7 @@ async def run_sprt(new: BotSpec, old: BotSpec, *, rules: Rules, sprt: Sprt, seed
             for mirror, seating in enumerate(((new, old), (old, new))):
                 session_id = f"p{number:04d}-{mirror}"
                 result = await run_session(rules, list(seating), seed=pair_seed, session_id=session_id,
+                                           public_id=public_session_id(key, session_id),
                                            log_dir=out / "logs" / session_id, hidden=[out / "histories"])
                 write_history(out / "histories" / f"{session_id}.jsonl", result.events)
                 balances.append(result.balances)
