@@ -39,7 +39,7 @@ from .tournament import (
     run_sprt,
     standings_table,
 )
-from .transport import BotSpec, Isolation, TimeLimit, is_address, verify_isolation, with_our_python
+from .transport import BotSpec, Isolation, TimeLimit, default_isolation, is_address, verify_isolation, with_our_python
 
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=BaseException)
@@ -151,9 +151,7 @@ def _play(args: argparse.Namespace) -> int:
     if not 2 <= len(args.bots) <= GEORGIAN.max_seats:
         raise ArenaError(f"a session seats 2 to {GEORGIAN.max_seats} bots, not {len(args.bots)}")
     limit = TimeLimit(decision_ms=args.decision_ms, time_bank_ms=args.time_bank_ms, start_ms=args.start_ms)
-    isolation = Isolation(args.isolation)
-    verify_isolation(isolation)
-    specs = bot_specs(args.bots, limit=limit, isolation=isolation)
+    specs = bot_specs(args.bots, limit=limit, isolation=_isolation(args))
     seed = args.seed if args.seed is not None else secrets.token_hex(8)
     session_id = f"play-{seed}"
     # The bots are told an id keyed by a secret of this run only: `play-<seed>` would give them the deals.
@@ -197,10 +195,8 @@ def _check_bot(args: argparse.Namespace) -> int:
     if bool(command) == bool(args.address):
         raise ArenaError("give the bot's command after -- , or --address HOST:PORT (not both)")
     limit = TimeLimit(decision_ms=args.decision_ms, start_ms=args.start_ms)
-    isolation = Isolation(args.isolation)
-    verify_isolation(isolation)
     spec = (BotSpec(name="bot", address=args.address, limit=limit) if args.address
-            else bot_specs([shlex.join(command)], limit=limit, isolation=isolation)[0])
+            else bot_specs([shlex.join(command)], limit=limit, isolation=_isolation(args))[0])
     log_dir = Path(args.logs or tempfile.mkdtemp(prefix="seka-check-logs-"))
     passed = _run_trio(lambda: check_bot(spec, report=print_check, log_dir=log_dir))
     print(f"{'conforms' if passed else 'does NOT conform'}; bot logs in {log_dir}")
@@ -223,6 +219,8 @@ def _run(args: argparse.Namespace) -> int:
                       f"tables of {config.table_size}, "
                       f"{'duplicate' if config.duplicate else 'independent'} deals, {config.concurrency} at a time")
         console.print(f"Seed commitment (SHA-256 of the secret): {runner.commitment}", highlight=False)
+        if (warning := runner.mirror_warning()) is not None:
+            console.print(f"[bold yellow]Warning:[/] {warning}", highlight=False)
         with LiveProgress(console, config.name) as live:
             complete = _run_trio(lambda: runner.run(on_progress=live.update))
         path = runner.write_results()
@@ -296,9 +294,7 @@ def _sprt(args: argparse.Namespace) -> int:
     Example: seka-arena sprt "python3 sample_bots/strong_bot.py" "python3 sample_bots/threshold_bot.py" --elo1 50
     """
     limit = TimeLimit(decision_ms=args.decision_ms)
-    isolation = Isolation(args.isolation)
-    verify_isolation(isolation)
-    new, old = bot_specs([args.new, args.old], limit=limit, isolation=isolation)
+    new, old = bot_specs([args.new, args.old], limit=limit, isolation=_isolation(args))
     sprt = Sprt(args.elo0, args.elo1, alpha=args.alpha, beta=args.beta)
     seed = args.seed if args.seed is not None else secrets.token_hex(8)
     out = Path(args.out) / f"sprt-{seed}"
@@ -417,9 +413,23 @@ def _limit(key: str) -> Callable[[str], int]:
 
 
 def _isolation_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--isolation", choices=[level.value for level in Isolation], default=Isolation.NONE.value,
-                        help="fence launched bots in: none (default), limits (resource limits, cgroups) or "
-                             "sandbox (limits + bubblewrap); see docs/isolation.md")
+    parser.add_argument("--isolation", choices=[level.value for level in Isolation], default=None,
+                        help="fence launched bots in: none, limits (resource limits, cgroups) or sandbox "
+                             "(limits + bubblewrap); default: sandbox where the machine provides it, else none "
+                             "with a warning; see docs/isolation.md")
+
+
+def _isolation(args: argparse.Namespace) -> Isolation:
+    """The level asked for (checked against the machine), or the machine's default, warning on stderr
+    when that is less than `sandbox`."""
+    if args.isolation is not None:
+        isolation = Isolation(args.isolation)
+        verify_isolation(isolation)
+        return isolation
+    isolation, warning = default_isolation()
+    if warning is not None:
+        print(f"seka-arena {args.command}: warning: {warning}", file=sys.stderr)
+    return isolation
 
 
 def _run_trio(function: Callable[[], Awaitable[_T]]) -> _T:

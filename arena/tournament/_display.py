@@ -50,8 +50,11 @@ class LiveProgress:
 
 def standings_table(document: dict[str, Any]) -> Table:
     """The standings as a table: rating with its interval, rank range, sessions, wins, chip rate, faults."""
+    # The warnings (such as deals not protected between mirrors) are the table's footer.
     table = Table(title=f"Standings: {document['tournament']} ({document['sessions']} sessions"
-                        f"{'' if document['complete'] else ', incomplete'})")
+                        f"{'' if document['complete'] else ', incomplete'})",
+                  caption="\n".join(f"Warning: {warning}" for warning in document.get("warnings", [])) or None,
+                  caption_justify="left")
     for header in ("#", "bot", "Elo", "95% interval", "rank range", "sessions", "wins", "chips/session",
                    "chip 95% interval", "faults"):
         table.add_column(header, justify="left" if header == "bot" else "right")

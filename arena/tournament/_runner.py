@@ -94,6 +94,33 @@ def verify_hidden(config: TournamentConfig, hidden: Sequence[Path]) -> None:
                 raise SandboxError(f"bot {participant.name!r}: {error}") from None
 
 
+MIRRORS_UNPROTECTED = "deals not protected between mirrors"
+"""What the standings and the run's output say when a duplicate tournament's bots ran below `sandbox`."""
+
+
+def fenced(spec: BotSpec) -> str:
+    """How a bot is fenced in, as recorded with each session: its isolation level, or `address` for
+    a bot the arena reaches at an address without launching it (none of the arena's fences)."""
+    return "address" if spec.address is not None else spec.isolation.value
+
+
+def mirror_warning(levels: Sequence[str], *, sessions: int | None = None, of: int | None = None) -> str:
+    """The warning for a duplicate tournament whose bots ran under `levels`, not all `sandbox`.
+
+    Below `sandbox` a bot's copy in one mirror of a block can pass the cards it was dealt (through
+    a file, for instance) to its copy in another mirror, which then knows its opponents' cards.
+    """
+    who = f"{sessions} of {of} sessions had bots" if sessions is not None else "the bots run"
+    shown = ", ".join(f"`{level}`" for level in sorted(set(levels)))
+    return (f"{MIRRORS_UNPROTECTED}: {who} under isolation {shown}, not `sandbox`, so a bot in one mirror of a "
+            "block could pass the cards it was dealt to its copy in another")
+
+
+def _isolation_levels(record: SessionRecord) -> list[str]:
+    # Sessions recorded before the level was kept count as unprotected: nothing shows they were.
+    return [str((entry or {}).get("isolation", "unrecorded")) for entry in (record.telemetry or {}).values()]
+
+
 def _faults_by_bot(result: SessionResult) -> dict[str, dict[str, int]]:
     return {seat.bot: dict(seat.telemetry["faults"]) for seat in result.seats}
 
@@ -231,11 +258,20 @@ class TournamentRunner:
             if seat.dead_kind is Fault.CRASH:
                 self._crashed.add(seat.bot)
         balances = {record.table[seat]: balance for seat, balance in enumerate(result.balances)}
-        telemetry = {seat.bot: seat.telemetry for seat in result.seats}
+        # With how each bot was fenced in: the standings say when mirrors could share cards.
+        telemetry = {seat.bot: {**seat.telemetry, "isolation": fenced(self.specs[seat.bot])} for seat in result.seats}
         await trio.to_thread.run_sync(lambda: self.store.record_result(
             record.id, balances, [record.table[seat] for seat in result.winners], faults=_faults_by_bot(result),
             telemetry=telemetry, history_path=os.path.relpath(history, self.directory)))
         return result
+
+    def mirror_warning(self) -> str | None:
+        """What the run's output says before it starts when its duplicate blocks' mirrors could share
+        cards (some bot runs below `sandbox`), or None."""
+        levels = [fenced(spec) for spec in self.specs.values()]
+        if not self.config.duplicate or set(levels) <= {"sandbox"}:
+            return None
+        return mirror_warning([level for level in levels if level != "sandbox"])
 
     def _spec_for(self, name: str) -> BotSpec:
         spec = self.specs[name]
@@ -277,12 +313,21 @@ def tournament_results(store: Store, *, resamples: int = RESAMPLES) -> Tournamen
     for record in records:
         for bot, kinds in (record.faults or {}).items():
             faults[bot] += sum(kinds.values())
+    levels = sorted({level for record in records for level in _isolation_levels(record)})
+    warnings = []
+    if any(record.mirror > 0 for record in store.sessions()):  # duplicate blocks
+        unprotected = [record for record in records if set(_isolation_levels(record)) - {"sandbox"}]
+        if unprotected:
+            below = [level for record in unprotected for level in _isolation_levels(record) if level != "sandbox"]
+            warnings.append(mirror_warning(below, sessions=len(unprotected), of=len(records)))
     document: dict[str, Any] = {
         "tournament": tournament.name,
         "complete": complete,
         "sessions": len(records),
         "seed_commitment": tournament.commitment,
         "secret": tournament.secret if complete or tournament.secret_revealed else None,
+        "isolation": levels,
+        "warnings": warnings,
         "standings": [_standing_json(row, faults[row.name]) for row in rows],
     }
     return TournamentResults(document, crosstable_csv(records, [row.name for row in rows]))

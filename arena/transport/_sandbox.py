@@ -272,6 +272,22 @@ def isolation_problem(isolation: Isolation) -> str | None:
     return None
 
 
+def default_isolation() -> tuple[Isolation, str | None]:
+    """The level for a run that names none: `sandbox` where this machine provides it, else `none`
+    with a warning (the second item) saying why and what that leaves open.
+
+    Bots are other people's programs, and only the sandbox keeps one from reading the results or
+    another bot's files, or a bot's copy in one mirror of a duplicate block from passing the cards
+    it was dealt to its copy in the other.
+    """
+    problem = isolation_problem(Isolation.SANDBOX)
+    if problem is None:
+        return Isolation.SANDBOX, None
+    return Isolation.NONE, (f"bots run with isolation `none`, as `sandbox` is not available here ({problem}); a "
+                            "bot can then read the results and other bots' files, and the mirrors of a duplicate "
+                            "block can share cards (see docs/isolation.md)")
+
+
 def verify_isolation(isolation: Isolation) -> None:
     """Raise SandboxError, saying what is missing, unless this machine can provide `isolation`."""
     if (problem := isolation_problem(isolation)) is not None:

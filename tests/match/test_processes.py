@@ -189,7 +189,7 @@ def _arena_cli(out: Path, *modes: str) -> list[str]:
     bots = [f"seat{seat}=python3 {BOTS / 'faulty_bot.py'} --mode {mode} --pid-file {out / f'seat{seat}.pid'}"
             for seat, mode in enumerate(modes)]
     return [sys.executable, "-m", "arena", "play", *bots, "--seed", "1", "--decision-ms", "60000",
-            "--out", str(out / "cli"), "--quiet"]
+            "--out", str(out / "cli"), "--quiet", "--isolation", "none"]
 
 
 def _text(path: Path) -> str:
