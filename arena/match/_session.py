@@ -41,6 +41,7 @@ from ..transport import (
     session_folder,
     verify_reply,
 )
+from ._ids import public_session_id, session_key
 
 
 @dataclass(frozen=True)
@@ -148,10 +149,11 @@ async def play_session(
 ) -> SessionResult:
     """Play a whole session among connected bots, seat i played by `bots[i]`.
 
-    `session_id` names the session in the history; bots are told `public_id` (default: the same).
+    `session_id` names the session in the history; bots are told `public_id`, by default one keyed
+    by a fresh random key (`public_session_id`): never anything from which a bot could derive the seed.
     """
     state = SessionState(rules, bots=[bot.name for bot in bots], seed=seed, session=session_id, shuffler=shuffler)
-    told_id = session_id if public_id is None else public_id
+    told_id = public_session_id(session_key(), session_id) if public_id is None else public_id
     await _hello(bots, rules, told_id)
     events: Sequence[Event] = list(state.events)
     board = NoticeBoard(len(bots), session_id=told_id)

@@ -21,6 +21,8 @@ from ._faults import verify_reply as verify_reply
 from ._notices import NoticeBoard as NoticeBoard
 from ._notices import Notices as Notices
 from ._process import BotProcess as BotProcess
+from ._process import Stopped as Stopped
+from ._process import Stopping as Stopping
 from ._raw import RawClient as RawClient
 from ._raw import open_raw_client as open_raw_client
 from ._sandbox import DEFAULT_LIMITS as DEFAULT_LIMITS

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -24,7 +25,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from .._proto.seka.v1 import seka_pb2 as pb
 from .._proto.seka.v1 import seka_pb2_grpc as pb_grpc
 from ..engine import Action, ArenaError, Fault, Rules, SvaraAnswer, SvaraView, TurnView
-from ..protocol import ADDRESS_ENV
+from ..protocol import ADDRESS_ENV, SERVICE_NAME
 from ._bridge import call_unary
 from ._convert import (
     HelloInfo,
@@ -62,6 +63,13 @@ CHANNEL_OPTIONS = [
 _EXIT_WAIT = 0.2
 _SOCKET = "bot.sock"
 """The socket of a launched bot, in a folder of its own."""
+_POLL = 0.25
+"""Seconds one health check may take while the bot starts."""
+_READY_NAMES = ("", SERVICE_NAME)
+"""The health service's names that must report SERVING (docs/protocol.md, launch contract 3)."""
+_SERVING = health_pb2.HealthCheckResponse.ServingStatus.Name(health_pb2.HealthCheckResponse.SERVING)
+_UNKNOWN_NAME = "NOT_FOUND"
+"""What a stock health service answers for a name never set: that name is then not waited for."""
 _ADDRESS = re.compile(r"^(unix:.+|unix-abstract:.+|\[?[\w.:-]+\]?:\d+)$")
 
 
@@ -159,9 +167,12 @@ class Telemetry:
     calls: Counter[str] = field(default_factory=Counter)
     """RPCs made, answered or not, by method (`Hello`, `Act`, `Svara`, `Notify`): what the
     benchmarks count RPCs per decision with."""
+    hello: HelloInfo | None = None
+    """What the bot said of itself in its HelloReply (None if it did not answer): kept for the
+    organiser's information, never used as its name (results use the participant's name)."""
 
     def summary(self) -> dict[str, Any]:
-        """Median, p99 and max decision latency in milliseconds, and fault counts."""
+        """Median, p99 and max decision latency in milliseconds, fault counts, and what the bot said of itself."""
         ordered = sorted(self.latencies)
         def ms(value: float) -> float:
             return round(value * 1000, 3)
@@ -173,6 +184,7 @@ class Telemetry:
                 "max": ms(ordered[-1]) if ordered else None,
             },
             "faults": dict(sorted((kind.value, count) for kind, count in self.faults.items())),
+            "hello": None if self.hello is None else {"name": self.hello.name, "version": self.hello.version},
         }
 
 
@@ -209,6 +221,11 @@ class BotConnection:
         each of them out too. (Notices inside decision requests still reach it.)"""
         self._watch: Any = None
         """A Health.Watch stream held open while the bot is ready (see `wait_ready`)."""
+        self.health: dict[str, str] = {}
+        """What the health service said of `""` and `"seka.v1.SekaBot"` when the bot became ready:
+        `SERVING`, or `NOT_FOUND` for a name it does not know (check-bot warns of that)."""
+        self.seen = f"nothing listening at {address}"
+        """What the last readiness check saw, named in the fault of a bot that is not ready in time."""
 
     def close(self) -> None:
         if self._watch is not None:
@@ -218,7 +235,11 @@ class BotConnection:
     # ------------------------------------------------------------ readiness
 
     async def wait_ready(self) -> None:
-        """Poll the health service until SERVING; on failure mark the bot dead with the reason."""
+        """Poll the health service until `""` and `"seka.v1.SekaBot"` are SERVING (a name it does not
+        know is not waited for); on failure mark the bot dead with the reason.
+
+        A bot given by its address where nothing listens is a crash at once: nobody is starting it.
+        """
         started = time.monotonic()
         try:
             with trio.fail_after(self.spec.limit.start_seconds):
@@ -226,24 +247,62 @@ class BotConnection:
                     if self.process is not None and self.process.returncode is not None:
                         await self._settle_stderr()
                     self._raise_if_exited("exited before it was ready")
-                    try:
-                        reply = await call_unary(self._health.Check, health_pb2.HealthCheckRequest(service=""),
-                                                 timeout=0.25)
-                        if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                            LOGGER.debug("%s ready after %.3fs", self.name, time.monotonic() - started)
-                            # grpcio starts a thread per channel whenever a call begins on an
-                            # idle channel and stops it when the last call ends; one long-lived
-                            # Watch stream keeps it running, which saves ~100 us of CPU per call.
-                            self._watch = self._health.Watch(health_pb2.HealthCheckRequest(service=""))
-                            return
-                    except grpc.RpcError:
-                        pass
+                    if await self._is_ready():
+                        LOGGER.debug("%s ready after %.3fs: %s", self.name, time.monotonic() - started, self.health)
+                        # grpcio starts a thread per channel whenever a call begins on an
+                        # idle channel and stops it when the last call ends; one long-lived
+                        # Watch stream keeps it running, which saves ~100 us of CPU per call.
+                        self._watch = self._health.Watch(health_pb2.HealthCheckRequest(service=""))
+                        return
                     await trio.sleep(0.01)
         except trio.TooSlowError:
-            self.dead = BotFault(Fault.TIMEOUT,
-                                 f"not ready within {self.spec.limit.start_seconds:g}s{self._stderr_note()}")
+            self.dead = self.not_ready()
         except BotFault as fault:
             self.dead = fault
+
+    def not_ready(self) -> BotFault:
+        """The fault of a bot not ready by its start deadline, naming what the arena saw last."""
+        return BotFault(Fault.TIMEOUT, f"not ready within {self.spec.limit.start_seconds:g}s: {self.seen}"
+                                       f"{self._stderr_note()}")
+
+    async def _is_ready(self) -> bool:
+        """One round of health checks, both names; what stands in the way goes to `seen`.
+
+        Raises:
+            BotFault: a bot given by its address refused the connection.
+        """
+        statuses: dict[str, str] = {}
+        for name in _READY_NAMES:
+            try:
+                reply = await call_unary(self._health.Check, health_pb2.HealthCheckRequest(service=name),
+                                         timeout=_POLL)
+            except grpc.RpcError as error:
+                code, details = error.code(), error.details() or ""
+                if code == grpc.StatusCode.NOT_FOUND:
+                    statuses[name] = _UNKNOWN_NAME
+                    continue
+                self.seen = self._unreachable(code, details)
+                if code == grpc.StatusCode.UNAVAILABLE and self.process is None:
+                    raise BotFault(Fault.CRASH, f"cannot connect: {self.seen}") from None
+                return False
+            statuses[name] = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+        if set(statuses.values()) <= {_SERVING, _UNKNOWN_NAME} and _SERVING in statuses.values():
+            self.health = statuses
+            return True
+        self.seen = "the health service reports " + ", ".join(
+            f"{json.dumps(name)} {status}{' (a name it does not know)' if status == _UNKNOWN_NAME else ''}"
+            for name, status in statuses.items())
+        return False
+
+    def _unreachable(self, code: grpc.StatusCode, details: str) -> str:
+        """In words, why a health check got no status: what gRPC saw."""
+        if code == grpc.StatusCode.UNAVAILABLE:
+            return f"nothing listening at {self.address} ({details})"
+        if code == grpc.StatusCode.UNIMPLEMENTED:
+            return "no health service: grpc.health.v1.Health/Check is not implemented"
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            return f"the health service did not answer within {_POLL * 1000:.0f} ms"
+        return f"the health check failed: {code.name} {details}".rstrip()
 
     # ------------------------------------------------------------ calls
 
@@ -252,7 +311,8 @@ class BotConnection:
         limit = self.spec.limit
         request = hello_request(rules, seats=seats, seat=seat, session_id=session_id, decision_ms=limit.decision_ms,
                                 time_bank_ms=limit.time_bank_ms, start_ms=limit.start_ms)
-        return hello_from_reply(await self._call(self._hello, "Hello", request, timeout=self._decision))
+        self.telemetry.hello = hello_from_reply(await self._call(self._hello, "Hello", request, timeout=self._decision))
+        return self.telemetry.hello
 
     async def act(self, view: TurnView, notices: Notices = _NO_NOTICES, *, session_id: str) -> Action:
         """The bot's action at its turn, `notices` told first: well formed, but not yet checked against
@@ -433,6 +493,7 @@ async def _claim_socket(connection: BotConnection, socket: Path, *, seal: bool) 
     process = connection.process
     assert process is not None
     start = connection.spec.limit.start_seconds
+    connection.seen = f"nothing listening at {connection.address} (the bot created no socket there)"
     with trio.move_on_after(start) as waiting:
         problem = await process.wait_for_socket(socket)
         if problem is None and seal and process.returncode is None:
@@ -444,4 +505,4 @@ async def _claim_socket(connection: BotConnection, socket: Path, *, seal: bool) 
             return
         await connection.wait_ready()
     if waiting.cancelled_caught and connection.dead is None:
-        connection.dead = BotFault(Fault.TIMEOUT, f"not ready within {start:g}s{connection._stderr_note()}")
+        connection.dead = connection.not_ready()

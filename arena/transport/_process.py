@@ -14,6 +14,7 @@ bot's process group (setsid) may hold them open for ever, and must not keep the 
 
 from __future__ import annotations
 
+import enum
 import logging
 import os
 import shlex
@@ -22,6 +23,7 @@ import stat
 import subprocess
 from collections import deque
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import trio
@@ -84,6 +86,26 @@ def describe_exit(returncode: int, *, sandboxed: bool = False) -> str:
     return f"exit status {returncode}"
 
 
+class Stopping(enum.Enum):
+    """How a bot ended when the arena stopped it."""
+
+    ON_SIGTERM = "on SIGTERM"
+    """It exited within the grace period after SIGTERM, as the launch contract asks."""
+    KILLED_AFTER_GRACE = "killed after the grace period"
+    """Still running when the grace period was over: SIGKILL ended it."""
+    ENDED_BEFORE = "ended before"
+    """It had already exited (or been killed by a limit) before the arena stopped it."""
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """How `BotProcess.stop` ended a bot, with the details in words."""
+
+    how: Stopping
+    detail: str
+    """`ended 120 ms after SIGTERM (exit status 0)`, `still running 1 s after SIGTERM: killed by SIGKILL`, ..."""
+
+
 class BotProcess:
     """A launched bot. Create it with `BotProcess.launch` inside a nursery that drains its output."""
 
@@ -111,6 +133,8 @@ class BotProcess:
         self._draining = trio.CancelScope()
         self.stderr_closed = trio.Event()
         """Set once everything the bot wrote to stderr has been read (or reading was given up)."""
+        self.stopped: Stopped | None = None
+        """How `stop` ended the bot (None until it is stopped), for check-bot's report."""
 
     @classmethod
     def launch(cls, argv: Sequence[str], *, name: str, log_dir: Path, cwd: str | None = None,
@@ -258,8 +282,18 @@ class BotProcess:
         """
         if self.returncode is None:
             self.kill_group(signal.SIGTERM)
+            asked = trio.current_time()
             with trio.move_on_after(grace):
                 await self.wait()
+            if self.returncode is None:
+                self.stopped = Stopped(Stopping.KILLED_AFTER_GRACE,
+                                       f"still running {grace:g} s after SIGTERM: killed by SIGKILL")
+            else:
+                self.stopped = Stopped(Stopping.ON_SIGTERM, f"ended {(trio.current_time() - asked) * 1000:.0f} ms "
+                                                            f"after SIGTERM ({self.exit_description()})")
+        else:
+            self.stopped = Stopped(Stopping.ENDED_BEFORE,
+                                   f"had ended before it was stopped ({self.exit_description()})")
         self.kill_group(signal.SIGKILL)  # also reaches children that outlived a bot which did exit
         with trio.CancelScope(shield=True):
             returncode = await self.wait()

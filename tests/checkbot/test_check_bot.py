@@ -9,33 +9,78 @@ from pathlib import Path
 
 import pytest
 
+from arena.transport import Isolation, isolation_problem
+
 ROOT = Path(__file__).resolve().parents[2]
 BROKEN = Path(__file__).resolve().parent / "bots"
 
 
-def _check(*command: str, decision_ms: int = 1000) -> subprocess.CompletedProcess[str]:
+def _check(*command: str, decision_ms: int = 1000, start_ms: int = 10_000,
+           isolation: str | None = None) -> subprocess.CompletedProcess[str]:
+    level = [] if isolation is None else ["--isolation", isolation]
     return subprocess.run(
-        [sys.executable, "-m", "arena", "check-bot", "--decision-ms", str(decision_ms), "--", *command],
+        [sys.executable, "-m", "arena", "check-bot", "--decision-ms", str(decision_ms), "--start-ms", str(start_ms),
+         *level, "--", *command],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def _conforms(result: subprocess.CompletedProcess[str]) -> None:
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert not [line for line in lines if not line.startswith(("PASS", "--", "conforms"))], result.stdout
+    assert any("svara offer (price 11/2" in line for line in lines)
+    assert any("svara offer (price 39/4" in line for line in lines)
+    assert sum(line.startswith("PASS  turn") for line in lines) >= 6
+    assert lines[-2].startswith("PASS  stop: ended "), result.stdout  # it stopped on SIGTERM
+
+
+def _needs_node() -> None:
+    if shutil.which("node") is None or not (ROOT / "sample_bots/js_bot/node_modules").is_dir():
+        pytest.fail("node and sample_bots/js_bot/node_modules are needed: run `make test`, which installs them")
 
 
 @pytest.mark.parametrize("script", ["random_bot.py", "call_bot.py", "threshold_bot.py", "strong_bot.py",
                                     "minimal_bot.py"])
 def test_every_python_sample_bot_conforms(script: str) -> None:
-    result = _check("python3", f"sample_bots/{script}")
-    assert result.returncode == 0, result.stdout + result.stderr
-    lines = result.stdout.splitlines()
-    assert not [line for line in lines if line.startswith("FAIL")]
-    assert any("svara offer (price 11/2" in line for line in lines)
-    assert any("svara offer (price 39/4" in line for line in lines)
-    assert sum(line.startswith("PASS  turn") for line in lines) >= 6
+    _conforms(_check("python3", f"sample_bots/{script}"))  # at the default level: sandbox where there is one
 
 
 def test_the_javascript_sample_bot_conforms() -> None:
-    if shutil.which("node") is None or not (ROOT / "sample_bots/js_bot/node_modules").is_dir():
-        pytest.fail("node and sample_bots/js_bot/node_modules are needed: run `make test`, which installs them")
-    result = _check("node", "sample_bots/js_bot/index.js")
+    _needs_node()
+    _conforms(_check("node", "sample_bots/js_bot/index.js"))
+
+
+@pytest.mark.parametrize("isolation", [level.value for level in Isolation])
+@pytest.mark.parametrize("command", [("python3", "sample_bots/minimal_bot.py"),
+                                     ("node", "sample_bots/js_bot/index.js")], ids=["python", "javascript"])
+def test_sample_bots_conform_at_every_isolation_level(command: tuple[str, ...], isolation: str) -> None:
+    if (problem := isolation_problem(Isolation(isolation))) is not None:
+        pytest.skip(problem)
+    if command[0] == "node":
+        _needs_node()
+    _conforms(_check(*command, isolation=isolation))
+
+
+def test_a_health_service_that_knows_only_the_whole_server_passes_with_a_warning() -> None:
+    result = _check("python3", "tests/match/bots/raw_bot.py", "--mode", "only-root", isolation="none")
     assert result.returncode == 0, result.stdout + result.stderr
+    (ready,) = [line for line in result.stdout.splitlines() if "ready" in line]
+    assert ready.startswith("WARN  ready: health SERVING after ")
+    assert ready.endswith(' for "" only: the health service does not know "seka.v1.SekaBot" (NOT_FOUND); '
+                          'set both "" and "seka.v1.SekaBot" to SERVING, as docs/protocol.md asks')
+
+
+def test_a_bot_that_ignores_sigterm_is_reported_killed_after_the_grace_period() -> None:
+    result = _check("python3", str(BROKEN / "stubborn_bot.py"), isolation="none")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "WARN  stop: still running 1 s after SIGTERM: killed by SIGKILL" in result.stdout
+
+
+def test_a_bot_without_a_health_service_fails_readiness_saying_so() -> None:
+    result = _check("python3", "tests/match/bots/raw_bot.py", "--mode", "never-ready", start_ms=3000, isolation="none")
+    assert result.returncode == 1
+    assert ("FAIL  ready: timeout: not ready within 3s: no health service: "
+            "grpc.health.v1.Health/Check is not implemented") in result.stdout
 
 
 def test_illegal_amounts_fail_with_the_amount_and_the_bounds() -> None:

@@ -120,8 +120,10 @@ async def test_no_bot_is_ever_sent_a_card_its_seat_may_not_see(tmp_path: Path) -
             playing = [(session + seat) % 4 for seat in range(seats)]
             rules = GEORGIAN.with_table(pots_per_session=3, max_actions=4 if session % 4 in (1, 2) else 60)
             session_id = f"info-{session}"
+            # Told the internal id on purpose, to sort the recorded requests by session.
             result = await play_session(rules, [bots[index] for index in playing], seed=session_id,
-                                        session_id=session_id, shuffler=_shuffler(session, seats))
+                                        session_id=session_id, public_id=session_id,
+                                        shuffler=_shuffler(session, seats))
             results[session_id] = (result, playing)
 
     deals = {session_id: _Deals.of(result, len(playing)) for session_id, (result, playing) in results.items()}

@@ -18,8 +18,10 @@ from types import SimpleNamespace
 import pytest
 
 from arena.cli import main
+from arena.match import run_session
+from arena.storage import Store
 
-from ._support import BOTS, ROOT, SAMPLE_BOTS
+from ._support import BOTS, RELAXED, ROOT, SAMPLE_BOTS, TWO_POTS, sample_spec, spec
 
 KEY = bytes(range(32))
 """The per-run key that `play`, `check-bot` and `sprt` draw, fixed by `fixed_run_key`."""
@@ -64,6 +66,16 @@ def test_play_tells_the_bots_an_hmac_of_play_seed_under_the_runs_key(
     assert (tmp_path / "play-7.jsonl").exists()  # the history keeps the internal id
 
 
+def test_check_bot_tells_the_bot_an_hmac_of_each_scenarios_id(
+        fixed_run_key: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = tmp_path / "record.txt"
+    assert main(["check-bot", "--isolation", "none", "--logs", str(tmp_path / "logs"), "--",
+                 "python3", str(BOTS / "recording_bot.py"), "--record", str(record)]) == 0, capsys.readouterr().out
+    seen = ids_in(record)
+    assert seen["Hello"] == {told(fixed_run_key, f"check-{number}") for number in (1, 2, 3)}
+    assert set().union(*seen.values()) == seen["Hello"]
+
+
 TOURNAMENT = """\
 name: ids
 participants:
@@ -87,6 +99,18 @@ def test_a_tournament_tells_the_bots_an_hmac_of_the_session_under_its_secret(tmp
     seen = ids_in(record)
     assert seen["Hello"] == {told("ids-secret", "s0001"), told("ids-secret", "s0002")}
     assert set().union(*seen.values()) == seen["Hello"]
+    with Store.open(tmp_path / "out" / "results" / "ids" / "tournament.sqlite") as store:
+        # What the bot called itself is kept for information; its results are under the participant's name.
+        assert {record.telemetry["rec"]["hello"]["name"] for record in store.finished_results()} == {"recorder"}
+
+
+async def test_a_session_played_without_a_public_id_tells_the_bots_none_of_its_own(tmp_path: Path) -> None:
+    record = tmp_path / "record.txt"
+    specs = [spec("rec", "recording_bot.py", "--record", str(record), limit=RELAXED),
+             sample_spec("call", "call_bot.py", limit=RELAXED)]
+    await run_session(TWO_POTS, specs, seed="internal-seed", session_id="internal-seed", log_dir=tmp_path / "logs")
+    (sent,) = set().union(*ids_in(record).values())
+    assert re.fullmatch(r"[0-9a-f]{16}", sent) and sent != told(b"", "internal-seed")
 
 
 def test_sprt_tells_the_bots_an_hmac_of_each_pair_and_mirror_under_the_runs_key(

@@ -8,12 +8,16 @@
     empty          Act returns an empty TurnReply (no action chosen)
     huge           Act returns a valid fold past the arena's 1 MiB reply limit (the fold field
                    repeated: a parser merges the copies, so only the size is wrong)
-    never-ready    serves SekaBot like a caller but never the health service, so it is never ready
+    never-ready    serves SekaBot like a caller but no health service, so it is never ready
     unknown-field  Act returns a legal bet of min_bet and Svara an acceptance, each followed by a
                    field no reply message has (number 99): well-formed, but not our message
+    half-ready     plays like a caller; its health service reports "" SERVING but "seka.v1.SekaBot"
+                   NOT_SERVING, for ever, so it is never ready either
+    only-root      plays like a caller; its health service reports "" SERVING and does not know
+                   "seka.v1.SekaBot" (what a C++ server's default health service does by itself)
 
 Hello and Notify are answered properly in every mode, and the health service reports SERVING
-(except in never-ready), so only the decisions go wrong.
+for both names (except in never-ready, half-ready and only-root), so only the decisions go wrong.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 import grpc
-from _serve import serve_forever
+from _serve import NOT_SERVING, READY, SERVING, serve_forever
 
 from arena._proto.seka.v1 import seka_pb2 as pb
 
@@ -80,8 +84,10 @@ def main() -> None:
         "Svara": grpc.unary_unary_rpc_method_handler(_svara(args.mode)),
         "Notify": grpc.unary_unary_rpc_method_handler(_notify),
     }
+    health_status = {"never-ready": None, "half-ready": {"": SERVING, "seka.v1.SekaBot": NOT_SERVING},
+                     "only-root": {"": SERVING}}.get(args.mode, READY)
     serve_forever(lambda server: server.add_generic_rpc_handlers(
-        [grpc.method_handlers_generic_handler("seka.v1.SekaBot", handlers)]), ready=args.mode != "never-ready")
+        [grpc.method_handlers_generic_handler("seka.v1.SekaBot", handlers)]), health_status=health_status)
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ class SekaBotServicer:
 
     def Hello(self, request, context):
         """Once per session, before any other call: the table the bot sits at and the limits it will be
-        held to. The reply names the bot.
+        held to. The reply says which program answers (name and version) and its protocol.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
