@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import trio
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .audit import audit_results
@@ -219,8 +220,10 @@ def _run(args: argparse.Namespace) -> int:
                       f"tables of {config.table_size}, "
                       f"{'duplicate' if config.duplicate else 'independent'} deals, {config.concurrency} at a time")
         console.print(f"Seed commitment (SHA-256 of the secret): {runner.commitment}", highlight=False)
+        if runner.isolation_warning is not None:
+            console.print(f"[bold yellow]Warning:[/] {escape(runner.isolation_warning)}", highlight=False)
         if (warning := runner.mirror_warning()) is not None:
-            console.print(f"[bold yellow]Warning:[/] {warning}", highlight=False)
+            console.print(f"[bold yellow]Warning:[/] {escape(warning)}", highlight=False)
         with LiveProgress(console, config.name) as live:
             complete = _run_trio(lambda: runner.run(on_progress=live.update))
         path = runner.write_results()

@@ -345,8 +345,9 @@ class TournamentConfig:
     """Sessions played at the same time."""
     limits: BotLimits = BotLimits()
     """The default limits (each participant's own are in `Participant.limits`)."""
-    isolation: Isolation = Isolation.NONE
-    """How bot processes are fenced in."""
+    isolation: Isolation | None = None
+    """How bot processes are fenced in; None (no `isolation:` key) leaves it to the machine:
+    `sandbox` where it can, else `none` with a warning (`arena.transport.default_isolation`)."""
     restart_crashed: bool = True
     """Start a crashed bot again for its next session instead of folding it for the rest of the tournament."""
     source: str = ""

@@ -44,7 +44,7 @@ from ..storage import (
     discard_partial_files,
     write_atomically,
 )
-from ..transport import BotSpec, Isolation, SandboxError, verify_bot_folders, verify_isolation
+from ..transport import BotSpec, Isolation, SandboxError, default_isolation, verify_bot_folders, verify_isolation
 from ._config import RESULT_NEUTRAL, Participant, TournamentConfig
 from ._loader import load_config
 from ._schedule import Plan, PlannedSession, commitment, plan
@@ -77,13 +77,13 @@ def bot_spec(participant: Participant, isolation: Isolation) -> BotSpec:
                    limit=participant.limits.time, process=participant.limits.process, isolation=isolation)
 
 
-def verify_hidden(config: TournamentConfig, hidden: Sequence[Path]) -> None:
+def verify_hidden(config: TournamentConfig, hidden: Sequence[Path], *, isolation: Isolation) -> None:
     """Refuse, before anything runs, a sandboxed participant whose command would show it any part of `hidden`.
 
     Raises:
         SandboxError: naming the participant and what its command would show it.
     """
-    if config.isolation is not Isolation.SANDBOX:
+    if isolation is not Isolation.SANDBOX:
         return
     for participant in config.participants:
         if participant.command is not None:
@@ -136,11 +136,17 @@ class TournamentRunner:
     """One tournament's run from its YAML file to its standings, resumable at any point."""
 
     def __init__(self, config: TournamentConfig, *, out: Path) -> None:
-        verify_isolation(config.isolation)  # before anything is stored: say what the machine lacks
+        self.isolation_warning: str | None = None
+        """Why the bots run below `sandbox` when the file named no level, for the run's output."""
+        if config.isolation is None:
+            self.isolation, self.isolation_warning = default_isolation()
+        else:
+            verify_isolation(config.isolation)  # before anything is stored: say what the machine lacks
+            self.isolation = config.isolation
         self.directory = results_dir(out, config.name)
         self.hidden = [self.directory, *([config.path] if config.path is not None else [])]
         """What no sandboxed bot may be shown: the results (the store among them) and the tournament file."""
-        verify_hidden(config, self.hidden)
+        verify_hidden(config, self.hidden, isolation=self.isolation)
         self._folder = FolderLock.acquire(self.directory, purpose="run")  # held until close()
         try:
             discard_partial_files(self.directory)  # what a killed run was writing
@@ -163,7 +169,7 @@ class TournamentRunner:
         except BaseException:
             self._folder.release()
             raise
-        self.specs = {participant.name: bot_spec(participant, self.config.isolation)
+        self.specs = {participant.name: bot_spec(participant, self.isolation)
                       for participant in self.config.participants}
         self._crashed: set[str] = set()
 
