@@ -4,6 +4,7 @@ or its socket, and none can reach what the arena keeps on the host."""
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -98,7 +99,8 @@ async def test_a_bot_cannot_point_the_arena_at_another_socket_of_the_host(tmp_pa
 @pytest.mark.parametrize("isolation", [LIMITS, SANDBOX], ids=["limits-lets-it", "sandbox-does-not"])
 async def test_a_bot_cannot_listen_on_a_vsock_port_of_the_machine(tmp_path: Path, isolation: Isolation) -> None:
     # vsock ports belong to the whole (virtual) machine: no network namespace covers them.
-    listener = hostile("listener", "vsock_listener.py", "17177", isolation=isolation, limit=RELAXED)
+    port = str(secrets.randbelow(30_000) + 20_000)  # the machine's: another test run may hold one meanwhile
+    listener = hostile("listener", "vsock_listener.py", port, isolation=isolation, limit=RELAXED)
     result = await run_session(TWO_POTS, [caller(isolation=isolation), listener], seed="vsock", session_id="vsock",
                                log_dir=tmp_path / "logs")
     assert all(seat.telemetry["faults"] == {} and seat.dead is None for seat in result.seats), result.seats

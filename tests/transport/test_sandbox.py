@@ -253,8 +253,7 @@ def test_the_session_folder_of_an_arena_killed_with_sigkill_is_removed_by_the_ne
         assert folder not in remove_stale_folders() and folder.exists()  # its arena is alive
         arena.kill()
         arena.wait()
-        assert folder.exists()  # left behind
-        assert folder in remove_stale_folders()
+        remove_stale_folders()  # (another arena running meanwhile may have been first to remove it)
         assert not folder.exists()
         assert not any(str(folder) in line for line in Path("/proc/self/mountinfo").read_text().splitlines())
     finally:
