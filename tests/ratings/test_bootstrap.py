@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import time
 
@@ -107,8 +108,26 @@ def test_bad_options_are_errors() -> None:
 def test_a_thousand_resamples_of_five_hundred_eight_bot_sessions_take_seconds() -> None:
     elo = {f"bot{i}": 1400.0 + 30 * i for i in range(8)}
     sessions = simulate(elo, 500, seats=8, rng=random.Random(8), sessions_per_block=2)
-    started = time.perf_counter()
+    # CPU time, not wall time: on a machine shared with other jobs the wall time measures the queue.
+    started = time.process_time()
     result = bootstrap(sessions, resamples=1000)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert result.rank_intervals["bot7"][0] == 1
-    assert elapsed < 15.0  # about 1 s on the reference machine; generous for a loaded CI
+    assert elapsed < 10.0  # about 1.3 s of CPU on the reference machine
+
+
+def test_heads_up_intervals_hold_the_true_rating_about_95_percent_of_the_time() -> None:
+    # Exact, not simulated: a heads-up record of n one-session blocks is k wins, so the chance that
+    # the interval holds the true rating is a sum over k of binomial weights. Averaged over true
+    # win probabilities from 0.55 to 0.85, the plain percentile intervals held it 92.0 % (n = 20)
+    # and 93.2 % (n = 30) of the time; the BCa intervals 94.4 % and 95.2 %. A single (n, p) wobbles
+    # by a few points either way, since the k lie on a lattice.
+    coverages = []
+    for n in (20, 30):
+        intervals = [bootstrap([heads_up("a", "b", f"s{i:02d}") if i < k else heads_up("b", "a", f"s{i:02d}")
+                                for i in range(n)]).intervals["a"] for k in range(n + 1)]
+        for p in [0.55 + 0.01 * step for step in range(31)]:
+            true_rating = 1500 + 200 * math.log10(p / (1 - p))  # heads-up, centred on 1500
+            coverages.append(math.fsum(math.comb(n, k) * p**k * (1 - p) ** (n - k)
+                                       for k, (low, high) in enumerate(intervals) if low <= true_rating <= high))
+    assert 0.94 <= sum(coverages) / len(coverages) <= 0.96
