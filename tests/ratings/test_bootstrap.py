@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 
 import pytest
 
@@ -105,15 +104,12 @@ def test_bad_options_are_errors() -> None:
         bootstrap([])
 
 
-def test_a_thousand_resamples_of_five_hundred_eight_bot_sessions_take_seconds() -> None:
+def test_a_thousand_resamples_of_five_hundred_eight_bot_sessions_rank_the_strongest_first() -> None:
+    # Its speed is measured in benchmarks/, never asserted in a test.
     elo = {f"bot{i}": 1400.0 + 30 * i for i in range(8)}
     sessions = simulate(elo, 500, seats=8, rng=random.Random(8), sessions_per_block=2)
-    # CPU time, not wall time: on a machine shared with other jobs the wall time measures the queue.
-    started = time.process_time()
     result = bootstrap(sessions, resamples=1000)
-    elapsed = time.process_time() - started
     assert result.rank_intervals["bot7"][0] == 1
-    assert elapsed < 10.0  # about 1.3 s of CPU on the reference machine
 
 
 def test_heads_up_intervals_hold_the_true_rating_about_95_percent_of_the_time() -> None:
