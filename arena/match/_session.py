@@ -55,6 +55,8 @@ class SeatReport:
     """How the bot failed for good (it exited, or never became ready), or None."""
     dead_reason: str | None
     """What happened then, in words (the exit status, the last lines of its stderr)."""
+    fault_reasons: tuple[tuple[str, str, int], ...] = ()
+    """(type, reason, count) of every distinct fault the bot made, most frequent first."""
 
     @property
     def dead(self) -> str | None:
@@ -79,7 +81,7 @@ async def _each_bot(bots: Sequence[BotConnection], call: Callable[[int, BotConne
         try:
             await call(seat, bot)
         except BotFault as fault:
-            bot.telemetry.faults[fault.kind] += 1
+            bot.telemetry.record_fault(fault.kind, fault.detail)
 
     async with trio.open_nursery() as nursery:
         for seat, bot in enumerate(bots):
@@ -132,7 +134,7 @@ async def _decide(bot: BotConnection, state: SessionState, session_id: str, noti
     try:
         action = await _ask(bot, state, session_id, notices)
     except BotFault as fault:
-        bot.telemetry.faults[fault.kind] += 1
+        bot.telemetry.record_fault(fault.kind, fault.detail)
         return state.apply(None, fault=fault.kind)
     return state.apply(action)
 
@@ -182,8 +184,11 @@ async def play_session(
 
 def _report(seat: int, bot: BotConnection) -> SeatReport:
     dead = bot.dead
-    return SeatReport(seat, bot.name, bot.telemetry.summary(), None if dead is None else dead.kind,
-                      None if dead is None else dead.detail)
+    # What its processes used from launch to now (the end): what the bot costs the machine.
+    cpu = None if bot.process is None else round(bot.process.cpu.cpu_seconds() * 1000)
+    reasons = tuple((kind.value, reason, count) for (kind, reason), count in bot.telemetry.reasons.most_common())
+    return SeatReport(seat, bot.name, {**bot.telemetry.summary(), "cpu_ms": cpu}, None if dead is None else dead.kind,
+                      None if dead is None else dead.detail, reasons)
 
 
 async def run_session(

@@ -60,7 +60,7 @@ def hello_from_proto(request: pb.HelloRequest) -> Hello:
             pots_per_session=table.pots_per_session,
             seats=table.seats,
         ),
-        limits=Limits(limits.decision_ms, limits.time_bank_ms, limits.start_deadline_ms),
+        limits=Limits(limits.decision_ms, limits.time_bank_ms, limits.start_deadline_ms, limits.grace_ms),
         session_id=request.session_id,
         seat=request.seat,
     )

@@ -53,6 +53,11 @@ class _Servicer(pb_grpc.SekaBotServicer):
         # One call at a time, so bot authors never meet threads. The arena sends one call at a
         # time anyway; the lock matters only when it gave up on a slow call and sent the next.
         self._lock = threading.Lock()
+        self._grace = 0.0  # seconds every gRPC deadline lies past the bot's own limit (the Hello says)
+
+    def _time_left(self, context: grpc.ServicerContext) -> float | None:
+        remaining = context.time_remaining()
+        return None if remaining is None else max(0.0, remaining - self._grace)
 
     def _guarded(self, context: grpc.ServicerContext, method: str, request: Any, answer: Callable[[], _T]) -> _T:
         if LOGGER.isEnabledFor(logging.DEBUG):
@@ -71,6 +76,7 @@ class _Servicer(pb_grpc.SekaBotServicer):
         def answer() -> pb.HelloReply:
             if request.protocol_version != PROTOCOL_VERSION:
                 LOGGER.warning("the arena speaks %r; this SDK speaks %r", request.protocol_version, PROTOCOL_VERSION)
+            self._grace = request.limits.grace_ms / 1000
             self._bot.on_hello(hello_from_proto(request))
             bot = self._bot
             return pb.HelloReply(name=bot.name or type(bot).__name__, version=str(bot.version),
@@ -93,7 +99,7 @@ class _Servicer(pb_grpc.SekaBotServicer):
         def answer() -> pb.TurnReply:
             for notice in request.notices:  # what happened before this turn, oldest first
                 self._tell(notice)
-            turn = turn_from_proto(request, time_left=context.time_remaining())
+            turn = turn_from_proto(request, time_left=self._time_left(context))
             action = self._bot.act(turn)
             # The arena is the judge; this only tells the author why the bot is about to be folded.
             if isinstance(action, Bet) and not turn.min_bet <= action.amount <= turn.max_bet:
@@ -108,7 +114,7 @@ class _Servicer(pb_grpc.SekaBotServicer):
         def answer() -> pb.SvaraReply:
             for notice in request.notices:  # what happened before this offer, oldest first
                 self._tell(notice)
-            accept = self._bot.svara(svara_offer_from_proto(request, time_left=context.time_remaining()))
+            accept = self._bot.svara(svara_offer_from_proto(request, time_left=self._time_left(context)))
             if not isinstance(accept, bool):
                 raise TypeError(f"svara must return True or False, not {accept!r}")
             return pb.SvaraReply(accept=accept)

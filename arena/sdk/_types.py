@@ -47,6 +47,10 @@ class Limits:
     """Extra time for the whole session, used when a decision runs long; 0 for none."""
     start_deadline_ms: int
     """How long the arena waited for the bot to become ready."""
+    grace_ms: int = 0
+    """The most the arena adds to a call's limit for time the bot could not use (its threads
+    waiting for a CPU others held, the arena's own lateness); every gRPC deadline is later by
+    this. `Turn.time_left` and `SvaraOffer.time_left` already leave it out."""
 
 
 @dataclass(frozen=True, slots=True)

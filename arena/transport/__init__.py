@@ -14,6 +14,8 @@ from ._bot import open_bot as open_bot
 from ._bot import with_our_python as with_our_python
 from ._bridge import call_unary as call_unary
 from ._convert import HelloInfo as HelloInfo
+from ._fairness import ArenaLag as ArenaLag
+from ._fairness import arena_lag as arena_lag
 from ._faults import BotFault as BotFault
 from ._faults import IllegalReplyError as IllegalReplyError
 from ._faults import MalformedReplyError as MalformedReplyError

@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +26,7 @@ from .._proto.seka.v1 import seka_pb2 as pb
 from .._proto.seka.v1 import seka_pb2_grpc as pb_grpc
 from ..engine import Action, ArenaError, Fault, Rules, SvaraAnswer, SvaraView, TurnView
 from ..protocol import ADDRESS_ENV, SERVICE_NAME
-from ._bridge import call_unary
+from ._bridge import PendingCall, call_unary
 from ._convert import (
     HelloInfo,
     action_from_reply,
@@ -36,6 +36,7 @@ from ._convert import (
     svara_offer,
     turn_request,
 )
+from ._fairness import CallTime
 from ._faults import BotFault
 from ._notices import Notices, closing_notice
 from ._process import BotProcess
@@ -61,8 +62,12 @@ CHANNEL_OPTIONS = [
 """The options of every channel the arena opens to a bot."""
 # Seconds a call that found the bot unreachable waits for its process to exit.
 _EXIT_WAIT = 0.2
+# Seconds of new credit below which a call past its extended limit is not extended again.
+_CREDIT_STEP = 0.001
 _SOCKET = "bot.sock"
 """The socket of a launched bot, in a folder of its own."""
+_MIN_GRACE_MS = 2000
+"""The least default grace: a short limit on a busy machine needs more than a few times itself."""
 _POLL = 0.25
 """Seconds one health check may take while the bot starts."""
 _READY_NAMES = ("", SERVICE_NAME)
@@ -110,13 +115,26 @@ class TimeLimit:
     start_ms: int = 10_000
     """From launch until the health service reports SERVING (the Hello's `start_deadline_ms`)."""
     slack_ms: int = 50
-    """Transport allowance on top of each deadline before the arena's own cancel scope fires."""
+    """Transport allowance on top of each call's limit."""
+    grace_ms: int | None = None
+    """The most a call's limit is extended for time the bot could not use (see `_fairness`),
+    slack included; None: four times `decision_ms`, and at least `_MIN_GRACE_MS`. Told in the Hello."""
 
     def __post_init__(self) -> None:
-        for name in ("decision_ms", "time_bank_ms", "start_ms", "slack_ms"):
+        for name in ("decision_ms", "time_bank_ms", "start_ms", "slack_ms", "grace_ms"):
             value = getattr(self, name)
-            if type(value) is not int or value < 0:  # a float here is most likely seconds
+            if (value is not None or name != "grace_ms") and (type(value) is not int or value < 0):
+                # a float here is most likely seconds
                 raise ArenaError(f"TimeLimit.{name} is a whole number of milliseconds >= 0, not {value!r}")
+
+    @property
+    def granted_grace_ms(self) -> int:
+        """`grace_ms`, or its default when None.
+
+        >>> TimeLimit(decision_ms=200).granted_grace_ms, TimeLimit(decision_ms=5000).granted_grace_ms
+        (2000, 20000)
+        """
+        return self.grace_ms if self.grace_ms is not None else max(4 * self.decision_ms, _MIN_GRACE_MS)
 
     @property
     def decision_seconds(self) -> float:
@@ -133,6 +151,10 @@ class TimeLimit:
     @property
     def slack_seconds(self) -> float:
         return self.slack_ms / 1000
+
+    @property
+    def grace_seconds(self) -> float:
+        return self.granted_grace_ms / 1000
 
 
 @dataclass(frozen=True)
@@ -171,8 +193,20 @@ class Telemetry:
     """What the bot said of itself in its HelloReply (None if it did not answer): kept for the
     organiser's information, never used as its name (results use the participant's name)."""
 
+    reasons: Counter[tuple[Fault, str]] = field(default_factory=Counter)
+    """Fault counts by kind and reason (what happened, as the arena saw it)."""
+    credited: list[float] = field(default_factory=list)
+    """Seconds past the per-decision limit not charged to the bot, per call answered that way:
+    time it could not use (see `_fairness`)."""
+
+    def record_fault(self, kind: Fault, reason: str) -> None:
+        """Count one fault of the bot's, with its reason."""
+        self.faults[kind] += 1
+        self.reasons[(kind, reason)] += 1
+
     def summary(self) -> dict[str, Any]:
-        """Median, p99 and max decision latency in milliseconds, fault counts, and what the bot said of itself."""
+        """Median, p99 and max decision latency in milliseconds, fault counts, the time credited, and
+        what the bot said of itself."""
         ordered = sorted(self.latencies)
         def ms(value: float) -> float:
             return round(value * 1000, 3)
@@ -185,6 +219,7 @@ class Telemetry:
             },
             "faults": dict(sorted((kind.value, count) for kind, count in self.faults.items())),
             "hello": None if self.hello is None else {"name": self.hello.name, "version": self.hello.version},
+            "credited": {"calls": len(self.credited), "ms": ms(sum(self.credited))},
         }
 
 
@@ -211,6 +246,10 @@ class BotConnection:
         # Seconds, for trio and gRPC; read on every call, so converted once.
         self._decision = spec.limit.decision_seconds
         self._slack = spec.limit.slack_seconds
+        self._grace = spec.limit.grace_seconds
+        # The last answered call: seconds from making it to its reply, and of its time the bot's own.
+        self._elapsed = self._charged = 0.0
+        self._callback_thread: int | None = None  # grpcio's thread that takes in this bot's replies
         self.bank_left = spec.limit.time_bank_seconds
         """Seconds of the time bank not drawn on yet."""
         self.dead: BotFault | None = None
@@ -310,7 +349,8 @@ class BotConnection:
         """Tell the bot the table, its seat and its time limits; what it says of itself."""
         limit = self.spec.limit
         request = hello_request(rules, seats=seats, seat=seat, session_id=session_id, decision_ms=limit.decision_ms,
-                                time_bank_ms=limit.time_bank_ms, start_ms=limit.start_ms)
+                                time_bank_ms=limit.time_bank_ms, start_ms=limit.start_ms,
+                                grace_ms=limit.granted_grace_ms)
         self.telemetry.hello = hello_from_reply(await self._call(self._hello, "Hello", request, timeout=self._decision))
         return self.telemetry.hello
 
@@ -343,37 +383,65 @@ class BotConnection:
 
     async def _decide(self, rpc: grpc.UnaryUnaryMultiCallable[_Request, _Reply], method: str,
                       request: _Request) -> _Reply:
-        """An Act or Svara call: deadline = the per-decision limit plus the time bank left."""
+        """An Act or Svara call: its limit is the per-decision limit plus the time bank left."""
         decision = self._decision
-        allowed = decision + self.bank_left
-        started = time.monotonic()
         try:
-            reply = await self._call(rpc, method, request, timeout=allowed)
+            reply = await self._call(rpc, method, request, timeout=decision + self.bank_left)
         except BotFault as fault:
             if fault.kind is Fault.TIMEOUT:
                 self.bank_left = 0.0  # it ran past the limit by the whole bank
             raise
-        elapsed = time.monotonic() - started
-        self.telemetry.latencies.append(elapsed)
-        if elapsed > decision:
-            self.bank_left = max(0.0, self.bank_left - (elapsed - decision))
+        self.telemetry.latencies.append(self._elapsed)
+        if self._charged > decision:  # time it could not use is not taken from its bank either
+            self.bank_left = max(0.0, self.bank_left - (self._charged - decision))
         return reply
 
     async def _call(self, rpc: grpc.UnaryUnaryMultiCallable[_Request, _Reply], method: str, request: _Request, *,
                     timeout: float) -> _Reply:
+        """One call, held to `timeout` (plus the slack) extended by the time the bot could not use.
+
+        The gRPC deadline is `timeout` plus the grace, the most that extension may reach; the
+        arena judges the reply by when grpcio took it in. When the limit passes without a reply,
+        the time the bot could not use so far (`CallTime.credit`: kept from the CPU, or grpcio's
+        threads kept from it) extends it; again when that passes, until the credit stops growing:
+        then it is a timeout. A bot's control group has the default CPU weight during its call and
+        a small one otherwise (`Cgroup.set_waiting`).
+        """
         if self.dead is not None:
             raise self.dead
         self.telemetry.calls[method] += 1
         LOGGER.debug("%s %s -> %s", self.name, method, request)
-        # The gRPC deadline ends the call; this scope is the backstop should it not (a plain scope:
-        # `trio.fail_after` builds a generator-based context manager per call).
-        backstop = trio.CancelScope(deadline=trio.current_time() + timeout + self._slack)
+        cgroup = self.process.cgroup if self.process is not None else None
+        if cgroup is not None:
+            cgroup.set_waiting(False)
+        clock = CallTime(self.process.cpu if self.process is not None else None, grace=self._grace,
+                         callback_thread=self._callback_thread)
+        limit, credit = timeout + self._slack, 0.0
         try:
-            with backstop:
-                reply = await call_unary(rpc, request, timeout=timeout)
-            if backstop.cancelled_caught:
-                self.behind = True
-                raise BotFault(Fault.TIMEOUT, f"{method} not answered within {timeout * 1000:.0f} ms")
+            call = PendingCall(rpc, request, timeout=timeout + self._grace)
+            clock.start()
+            try:
+                # The gRPC deadline ends the call by `timeout + grace`; `slack` past it is the backstop.
+                while not await call.wait(clock.at(min(limit + credit, timeout + self._grace + self._slack))):
+                    more = clock.credit()
+                    if more < credit + _CREDIT_STEP or limit + credit >= timeout + self._grace + self._slack:
+                        call.cancel()
+                        self.behind = True
+                        raise BotFault(Fault.TIMEOUT, _late(method, timeout, more))
+                    credit = more
+            except BaseException:
+                call.cancel()
+                raise
+            assert call.arrived is not None
+            self._callback_thread = call.thread
+            elapsed = call.arrived - clock.started
+            reply = call.result()
+            # Past the per-decision limit (into the bank, the slack or beyond): how much of its time
+            # could it not use? (Read only then: it costs a read per thread of the bot.)
+            credit = clock.credit() if elapsed > self._decision else 0.0
+            if elapsed > limit + credit:
+                self.behind = False  # it did answer, late
+                raise BotFault(Fault.TIMEOUT, _late(method, timeout, credit))
         except grpc.RpcError as error:
             if error.code() == grpc.StatusCode.UNAVAILABLE and self.process is not None:
                 # A bot that dies mid-call closes its socket a moment before it can be reaped:
@@ -381,18 +449,27 @@ class BotConnection:
                 with trio.move_on_after(_EXIT_WAIT):
                     await self.process.wait()
                     await self._settle_stderr()
-            fault = self._fault_from(method, error, timeout)
+            fault = self._fault_from(method, error, timeout, credit=clock.credit)
             self.behind = fault.kind is Fault.TIMEOUT
             raise fault from None
+        finally:
+            clock.close()
+            if cgroup is not None:
+                cgroup.set_waiting(True)
         self.behind = False
+        self._elapsed = call.arrived - clock.created  # the latency the bot showed, hand-off included
+        self._charged = max(0.0, elapsed - credit)
+        if credit > 0:
+            self.telemetry.credited.append(min(credit, elapsed - self._decision))
         LOGGER.debug("%s %s <- %s", self.name, method, reply)
         return reply
 
-    def _fault_from(self, method: str, error: grpc.RpcError, timeout: float) -> BotFault:
+    def _fault_from(self, method: str, error: grpc.RpcError, timeout: float, *,
+                    credit: Callable[[], float]) -> BotFault:
         code = error.code()
         details = error.details() or ""
         if code in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED):
-            return BotFault(Fault.TIMEOUT, f"{method} not answered within {timeout * 1000:.0f} ms")
+            return BotFault(Fault.TIMEOUT, _late(method, timeout, credit()))
         if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
             return BotFault(Fault.MALFORMED, f"{method} reply too large: {details}")
         if code == grpc.StatusCode.INTERNAL and "deserializ" in details.lower():
@@ -425,6 +502,16 @@ class BotConnection:
     def _stderr_note(self) -> str:
         tail = self.process.stderr_tail() if self.process is not None else ""
         return f"; last stderr lines:\n{tail}" if tail else ""
+
+
+def _late(method: str, timeout: float, credit: float) -> str:
+    """A timeout's reason: the limit, and the time added to it that the bot could not use.
+
+    >>> _late("Act", 0.2, 0.0), _late("Act", 0.2, 0.0314)
+    ('Act not answered within 200 ms', 'Act not answered within 200 ms (+31 ms it could not use)')
+    """
+    extra = f" (+{credit * 1000:.0f} ms it could not use)" if credit >= 0.0005 else ""
+    return f"{method} not answered within {timeout * 1000:.0f} ms{extra}"
 
 
 @asynccontextmanager

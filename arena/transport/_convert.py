@@ -34,14 +34,15 @@ def _entries(entries: Sequence[Entered]) -> list[pb.SvaraEntry]:
 
 
 def hello_request(rules: Rules, *, seats: int, seat: int, session_id: str, decision_ms: int, time_bank_ms: int,
-                  start_ms: int) -> pb.HelloRequest:
+                  start_ms: int, grace_ms: int = 0) -> pb.HelloRequest:
     return pb.HelloRequest(
         protocol_version=PROTOCOL_VERSION,
         profile=rules.name,
         table=pb.TableSettings(ante=amount_to_proto(rules.ante), opening_stake=amount_to_proto(rules.opening_stake),
                                max_bet=amount_to_proto(rules.max_bet), max_actions=rules.max_actions,
                                pots_per_session=rules.pots_per_session, seats=seats),
-        limits=pb.TimeLimits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, start_deadline_ms=start_ms),
+        limits=pb.TimeLimits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, start_deadline_ms=start_ms,
+                             grace_ms=grace_ms),
         session_id=session_id,
         seat=seat,
     )

@@ -7,7 +7,10 @@ leads its own process group, so stopping it (SIGTERM, a grace period, then SIGKI
 everything it forked that stayed in the group; under isolation `limits` and `sandbox` the bot's
 control group then reaches the rest (see `_sandbox`). Its stdout and
 stderr are drained by tasks that write at most `log_bytes` of each to its log files and discard
-the rest, so a flooding bot can neither fill the disk nor block on a full pipe. Once the bot is
+the rest, so a flooding bot cannot fill the disk. Each stream is read at most `_OUTPUT_RATE` bytes
+a second on average, in reads of up to `_READ` bytes from a pipe made that large: reading costs
+the arena CPU outside the bot's control group, so a bot that writes faster waits on its own full
+pipe instead, and pays for its output itself. Once the bot is
 stopped, draining ends after `_DRAIN_GRACE` even if the pipes are still open: a child that left the
 bot's process group (setsid) may hold them open for ever, and must not keep the session waiting.
 """
@@ -15,12 +18,14 @@ bot's process group (setsid) may hold them open for ever, and must not keep the 
 from __future__ import annotations
 
 import enum
+import fcntl
 import logging
 import os
 import shlex
 import signal
 import stat
 import subprocess
+import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +33,7 @@ from pathlib import Path
 
 import trio
 
+from ._fairness import CpuWatch
 from ._sandbox import (
     Cgroup,
     Isolation,
@@ -47,6 +53,11 @@ LOGGER = logging.getLogger(__name__)
 _DRAIN_GRACE = 0.5
 _KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISREG, "a file"), (stat.S_ISDIR, "a folder"),
           (stat.S_ISFIFO, "a pipe"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+# Bytes a second of each of stdout and stderr the arena reads, on average, and the burst it reads at once.
+_OUTPUT_RATE = 16 << 20
+_OUTPUT_BURST = 16 << 20
+# Bytes per read, and the size asked for the pipes (a flood then costs ~16 reads a second).
+_READ = 1 << 20
 
 
 def launch_prefix(limits: ProcessLimits, *, cgroup: Cgroup | None = None) -> list[str]:
@@ -130,6 +141,9 @@ class BotProcess:
         self.dropped_bytes = 0
         """Output past the log cap, counted but not kept."""
         self._pidfd = os.pidfd_open(popen.pid)
+        self.cpu = CpuWatch(popen.pid, threads_file=cgroup.threads_file if cgroup is not None else None,
+                            cpus=cgroup.cpu_quota if cgroup is not None else None)
+        """The bot's threads' CPU time and waits for the CPU (see `_fairness`)."""
         self._draining = trio.CancelScope()
         self.stderr_closed = trio.Event()
         """Set once everything the bot wrote to stderr has been read (or reading was given up)."""
@@ -220,13 +234,18 @@ class BotProcess:
 
     async def _drain(self, fd: int, path: Path, keep_tail: bool) -> None:
         kept = dropped = 0
+        budget, then = float(_OUTPUT_BURST), time.monotonic()
+        try:
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _READ)
+        except OSError:  # above /proc/sys/fs/pipe-max-size: the pipe keeps its size
+            pass
         stream = trio.lowlevel.FdStream(os.dup(fd))
         async with stream:
             # Unbuffered: the log is up to date while the session runs (`tail -f` works), and a
             # killed arena loses none of what the bot wrote.
             with open(path, "wb", buffering=0) as log:
                 try:
-                    while chunk := await stream.receive_some(65536):
+                    while chunk := await stream.receive_some(_READ):
                         room = max(0, self.limits.log_bytes - kept)
                         if room:
                             log.write(chunk[:room])
@@ -234,6 +253,11 @@ class BotProcess:
                         dropped += len(chunk) - min(room, len(chunk))
                         if keep_tail:
                             self._stderr_tail.append(chunk[-2048:])
+                        now = time.monotonic()
+                        budget = min(_OUTPUT_BURST, budget + (now - then) * _OUTPUT_RATE) - len(chunk)
+                        then = now
+                        if budget < 0:
+                            await trio.sleep(-budget / _OUTPUT_RATE)
                 finally:  # also when draining is cut short after a stop
                     if dropped:
                         log.write(f"\n[seka-arena: {dropped} bytes past the {self.limits.log_bytes}-byte cap "
@@ -280,6 +304,8 @@ class BotProcess:
         Reading its output stops a moment later, even if a child that escaped the group still
         holds the pipes open.
         """
+        if self.cgroup is not None:  # a waiting bot's small CPU weight would slow its dying too
+            self.cgroup.set_waiting(False)
         if self.returncode is None:
             self.kill_group(signal.SIGTERM)
             asked = trio.current_time()
@@ -306,6 +332,7 @@ class BotProcess:
                     self.uid.release()
         self._draining.deadline = min(self._draining.deadline, trio.current_time() + _DRAIN_GRACE)
         os.close(self._pidfd)
+        self.cpu.close()
         for pipe in (self._popen.stdout, self._popen.stderr):
             if pipe is not None:
                 pipe.close()

@@ -61,6 +61,10 @@ _CGROUP_NAME = re.compile(rf"{_CGROUP_PREFIX}-(\d+)-\d+-")
 # Seconds `Cgroup.close` keeps killing what is left in a group before giving up on it.
 _KILL_WAIT = 3.0
 _CPU_PERIOD_US = 100_000
+# CPU weights of a bot's group while it decides (the default) and while it waits, in cgroup v1
+# (`cpu.shares`) and v2 (`cpu.weight`): a waiting bot gets 1/16 of a deciding one's share.
+_SHARES = {False: 1024, True: 64}
+_WEIGHTS = {False: 100, True: 6}
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 _SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 SOCKET_FOLDER_BYTES = 1 << 20
@@ -305,6 +309,7 @@ class Cgroup:
         self.name = name
         self.directories = tuple(directories)
         self.limits = limits
+        self._waiting = False
 
     @classmethod
     def create(cls, bot: str, limits: ProcessLimits) -> Cgroup:
@@ -329,6 +334,35 @@ class Cgroup:
     def procs_files(self) -> list[Path]:
         """The `cgroup.procs` files a process writes its pid to, to join the group."""
         return [directory / "cgroup.procs" for _, _, directory in self.directories]
+
+    @property
+    def threads_file(self) -> Path:
+        """The file listing every thread in the group (of every process)."""
+        version, _, directory = self.directories[0]
+        return directory / ("tasks" if version == 1 else "cgroup.threads")
+
+    @property
+    def cpu_quota(self) -> float | None:
+        """The group's CPU quota in cores, None without one (no cpu controller, or no quota set)."""
+        has_cpu = any("cpu" in controllers for _, controllers, _ in self.directories)
+        return self.limits.cpus if has_cpu else None
+
+    def set_waiting(self, waiting: bool) -> None:
+        """Give the group a small CPU weight while it waits for the arena (another seat decides),
+        the default weight while the arena waits for it; nothing without the cpu controller.
+
+        A waiting bot still runs when a CPU is free, but yields it to any bot that is deciding.
+        """
+        if waiting == self._waiting:
+            return
+        for version, controllers, directory in self.directories:
+            if "cpu" in controllers:
+                name, weights = ("cpu.shares", _SHARES) if version == 1 else ("cpu.weight", _WEIGHTS)
+                try:
+                    (directory / name).write_text(str(weights[waiting]))
+                except OSError:  # the group is being removed
+                    return
+        self._waiting = waiting
 
     def pids(self) -> set[int]:
         """Every process in the group (read from each hierarchy; a root bot could leave one)."""

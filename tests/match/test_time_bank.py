@@ -14,9 +14,10 @@ SHORT = TWO_POTS.with_table(max_actions=12)
 
 
 async def test_a_slow_bot_lives_on_its_time_bank_until_it_runs_out(tmp_path: Path) -> None:
-    # 0.3 s a decision against 0.1 s + a 0.5 s bank: the first two decisions draw 0.2 s each
-    # from the bank, the third is allowed only the 0.1 s left on top of 0.1 s and times out.
-    limit = TimeLimit(decision_ms=100, time_bank_ms=500, start_ms=5000)
+    # 0.3 s a decision against 0.1 s + a 0.45 s bank: the first two decisions draw 0.2 s each
+    # from the bank, the third is allowed only the 0.05 s left on top of 0.1 s and times out.
+    # (Time the bot could not use is not drawn from its bank: on a busy machine a little less is.)
+    limit = TimeLimit(decision_ms=100, time_bank_ms=450, start_ms=5000)
     specs = [sample_spec("call", "call_bot.py", limit=RELAXED),
              spec("slow", "faulty_bot.py", "--mode", "slow", "--seconds", "0.3", limit=limit)]
     result = await run_session(SHORT, specs, seed="bank", session_id="bank", log_dir=tmp_path / "logs")
@@ -40,10 +41,10 @@ async def test_a_slow_bot_lives_on_its_time_bank_until_it_runs_out(tmp_path: Pat
 
 
 async def test_a_decision_that_times_out_spends_the_rest_of_the_time_bank(tmp_path: Path) -> None:
-    # 0.35 s against 0.1 s + a 0.2 s bank times out: the bot used the whole bank, so its next
-    # 0.15 s decision has only the 0.1 s limit and times out too.
+    # 0.45 s against 0.1 s + a 0.2 s bank times out: the bot used the whole bank, so its next
+    # 0.25 s decision has only the 0.1 s limit and times out too.
     limit = TimeLimit(decision_ms=100, time_bank_ms=200, start_ms=5000)
-    slow = spec("slow", "faulty_bot.py", "--mode", "slow", "--seconds", "0.35,0.15", limit=limit)
+    slow = spec("slow", "faulty_bot.py", "--mode", "slow", "--seconds", "0.45,0.25", limit=limit)
     view = turn_view(SessionState(GEORGIAN, bots=["a", "b"], seed="bank"))
     async with open_bot(slow, log_dir=tmp_path / "logs", socket_dir=tmp_path) as bot:
         assert bot.dead is None

@@ -188,6 +188,17 @@ def test_turn_conversion(served: Served) -> None:
     assert turn.time_left is not None and 0 < turn.time_left <= TIMEOUT + 0.1  # the wire rounds deadlines
 
 
+def test_time_left_leaves_out_the_grace_the_hello_announced(served: Served) -> None:
+    # The arena's gRPC deadline lies `grace_ms` past the bot's own limit: time_left is the limit's.
+    served.stub.Hello(pb.HelloRequest(protocol_version="seka.v1", profile="georgian",
+                                      limits=pb.TimeLimits(decision_ms=1000, grace_ms=3000), session_id="s"),
+                      timeout=TIMEOUT)
+    assert served.bot.seen[-1].limits.grace_ms == 3000  # type: ignore[attr-defined]
+    served.stub.Act(turn_request(["Ah", "Kh", "Qh"]), timeout=TIMEOUT)
+    turn = served.bot.seen[-1]  # type: ignore[attr-defined]
+    assert turn.time_left is not None and 0 <= turn.time_left <= TIMEOUT - 3.0 + 0.1
+
+
 def test_turn_without_previous_bet(served: Served) -> None:
     request = turn_request(["Ah", "Kh", "Qh"])
     request.ClearField("previous_bet")

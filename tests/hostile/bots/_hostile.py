@@ -37,6 +37,17 @@ class CallingBot(Bot):
         return True
 
 
+def flood(fd: int, chunk: bytes, most: int, what: str) -> None:
+    """Write `chunk` to `fd` over and over, up to `most` bytes or until it is closed; report `what`."""
+    written = 0
+    try:
+        while written < most:
+            written += os.write(fd, chunk)
+    except OSError:
+        pass
+    report(what, bytes=written)
+
+
 def arg(index: int, default: str) -> str:
     """Positional command-line argument `index` (1-based), or `default`."""
     return sys.argv[index] if len(sys.argv) > index else default

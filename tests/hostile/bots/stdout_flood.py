@@ -6,10 +6,9 @@ stdout was closed).
 
 from __future__ import annotations
 
-import os
 import threading
 
-from _hostile import CallingBot, report
+from _hostile import CallingBot, flood
 
 from arena.sdk import run
 
@@ -17,20 +16,10 @@ _MOST = 2 << 30
 _CHUNK = b"x" * (1 << 20)
 
 
-def flood() -> None:
-    written = 0
-    try:
-        while written < _MOST:
-            written += os.write(1, _CHUNK)
-    except OSError:
-        pass
-    report("stdout-flood", bytes=written)
-
-
 class StdoutFlood(CallingBot):
     name = "stdout-flood"
 
 
 if __name__ == "__main__":
-    threading.Thread(target=flood, daemon=True).start()
+    threading.Thread(target=flood, args=(1, _CHUNK, _MOST, "stdout-flood"), daemon=True).start()
     run(StdoutFlood())

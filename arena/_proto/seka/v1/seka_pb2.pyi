@@ -73,14 +73,16 @@ class TableSettings(_message.Message):
     def __init__(self, ante: _Optional[_Union[Amount, _Mapping]] = ..., opening_stake: _Optional[_Union[Amount, _Mapping]] = ..., max_bet: _Optional[_Union[Amount, _Mapping]] = ..., max_actions: _Optional[int] = ..., pots_per_session: _Optional[int] = ..., seats: _Optional[int] = ...) -> None: ...
 
 class TimeLimits(_message.Message):
-    __slots__ = ("decision_ms", "time_bank_ms", "start_deadline_ms")
+    __slots__ = ("decision_ms", "time_bank_ms", "start_deadline_ms", "grace_ms")
     DECISION_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     START_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    GRACE_MS_FIELD_NUMBER: _ClassVar[int]
     decision_ms: int
     time_bank_ms: int
     start_deadline_ms: int
-    def __init__(self, decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., start_deadline_ms: _Optional[int] = ...) -> None: ...
+    grace_ms: int
+    def __init__(self, decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., start_deadline_ms: _Optional[int] = ..., grace_ms: _Optional[int] = ...) -> None: ...
 
 class HelloRequest(_message.Message):
     __slots__ = ("protocol_version", "profile", "table", "limits", "session_id", "seat")
