@@ -33,6 +33,7 @@ from .tournament import (
     PairResult,
     TournamentRunner,
     crosstable_table,
+    faults_table,
     limit_problem,
     load_config,
     plan,
@@ -218,7 +219,10 @@ def _run(args: argparse.Namespace) -> int:
         console.print(f"Tournament [bold]{config.name}[/]: {len(runner.plan)} sessions of "
                       f"{config.rules.pots_per_session} pots, {len(config.participants)} bots, "
                       f"tables of {config.table_size}, "
-                      f"{'duplicate' if config.duplicate else 'independent'} deals, {config.concurrency} at a time")
+                      f"{'duplicate' if config.duplicate else 'independent'} deals, "
+                      + (f"{config.concurrency} at a time" if config.concurrency is not None else
+                         f"as many at a time as {runner.governor.cores} cores can serve (from "
+                         f"{runner.governor.limit}, adjusted to what sessions cost)"))
         console.print(f"Seed commitment (SHA-256 of the secret): {runner.commitment}", highlight=False)
         if runner.isolation_warning is not None:
             console.print(f"[bold yellow]Warning:[/] {escape(runner.isolation_warning)}", highlight=False)
@@ -249,6 +253,8 @@ def _print_results(console: Console, standings_path: Path) -> None:
 
 def _show_results(console: Console, document: dict[str, Any], crosstable: str, folder: Path) -> None:
     console.print(standings_table(document))
+    if (faults := faults_table(document)) is not None:
+        console.print(faults)
     console.print(crosstable_table(crosstable))
     secret = document["secret"]
     console.print(f"Seed commitment {document['seed_commitment']}; "

@@ -18,6 +18,7 @@ from ._folder import write_atomically as write_atomically
 from ._migrations import MIGRATIONS as MIGRATIONS
 from ._migrations import Migration as Migration
 from ._migrations import apply_migrations as apply_migrations
+from ._store import FaultReason as FaultReason
 from ._store import PlannedLike as PlannedLike
 from ._store import SessionRecord as SessionRecord
 from ._store import SessionStatus as SessionStatus

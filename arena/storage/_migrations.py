@@ -58,6 +58,21 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX sessions_by_status ON sessions (status, idx)",
         ),
     ),
+    Migration(
+        "0002_fault_reasons",
+        (
+            """
+            CREATE TABLE fault_reasons (
+                session TEXT NOT NULL REFERENCES sessions (id),
+                bot TEXT NOT NULL,
+                kind TEXT NOT NULL,                     -- timeout, illegal, malformed, crash
+                reason TEXT NOT NULL,                   -- what happened, as the arena saw it
+                count INTEGER NOT NULL CHECK (count > 0),  -- the bot's faults in the session with this reason
+                PRIMARY KEY (session, bot, kind, reason)
+            )
+            """,
+        ),
+    ),
 )
 """The schema, oldest first."""
 

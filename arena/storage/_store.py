@@ -117,6 +117,19 @@ class SessionRecord:
     finished_at: str | None
 
 
+@dataclass(frozen=True)
+class FaultReason:
+    """A bot's faults of one kind with one reason: in one session, or summed over several."""
+
+    kind: str
+    """`timeout`, `illegal`, `malformed` or `crash`."""
+    reason: str
+    """What happened, as the arena saw it (`Act not answered within 1000 ms`)."""
+    count: int
+    sessions: tuple[str, ...] = ()
+    """The sessions they happened in (read back from the store)."""
+
+
 def _iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
 
@@ -403,6 +416,7 @@ class Store:
         faults: Any = None,
         telemetry: Any = None,
         history_path: str | os.PathLike[str] | None = None,
+        fault_reasons: Mapping[str, Sequence[FaultReason]] | None = None,
     ) -> None:
         """Store a finished session's result and mark it finished, in one transaction.
 
@@ -412,9 +426,11 @@ class Store:
             faults: JSON-able; by convention {bot: {fault type: count}} (enum keys are stored by value).
             telemetry: JSON-able, free-form (timings, restarts, ...).
             history_path: where the session's hand history was written.
+            fault_reasons: every fault's reason, by bot (`FaultReason.sessions` is not read).
 
         Raises:
-            StorageError: unknown or already finished session, or balances/winners that do not fit it.
+            StorageError: unknown or already finished session, or balances/winners that do not fit it,
+                or reasons for a bot it does not seat.
         """
         with self._write(f"recording the result of session {session_id}") as connection:
             seating = self._check_open(connection, session_id)
@@ -439,6 +455,12 @@ class Store:
                     session_id,
                 ),
             )
+            for bot, reasons in (fault_reasons or {}).items():
+                if bot not in seating:
+                    raise StorageError(f"session {session_id}: fault reasons for {bot!r}, not among {seating}")
+                connection.executemany(
+                    "INSERT INTO fault_reasons (session, bot, kind, reason, count) VALUES (?, ?, ?, ?, ?)",
+                    [(session_id, bot, reason.kind, reason.reason, reason.count) for reason in reasons])
 
     def _check_open(self, connection: sqlite3.Connection, session_id: str) -> list[str]:
         row = connection.execute("SELECT status, seating FROM sessions WHERE id = ?", (session_id,)).fetchone()
@@ -448,6 +470,21 @@ class Store:
             raise StorageError(f"session {session_id} is already finished")
         seating: list[str] = json.loads(row[1])
         return seating
+
+    def fault_reasons(self, session_id: str | None = None) -> dict[str, list[FaultReason]]:
+        """Every fault's reason in finished sessions (or in `session_id` alone), by bot: the same
+        kind and reason over several sessions summed, with those sessions; most frequent first."""
+        where = "s.status = 'finished'" + (" AND f.session = ?" if session_id is not None else "")
+        rows = self._read(
+            f"""SELECT f.bot, f.kind, f.reason, sum(f.count) AS total, group_concat(f.session, ' ') AS sessions
+                FROM fault_reasons f JOIN sessions s ON s.id = f.session WHERE {where}
+                GROUP BY f.bot, f.kind, f.reason ORDER BY f.bot, total DESC, f.kind, f.reason""",
+            () if session_id is None else (session_id,))
+        found: dict[str, list[FaultReason]] = {}
+        for row in rows:
+            found.setdefault(row["bot"], []).append(
+                FaultReason(row["kind"], row["reason"], row["total"], tuple(sorted(row["sessions"].split()))))
+        return found
 
     def sessions(self) -> list[SessionRecord]:
         """Every session, in plan order."""

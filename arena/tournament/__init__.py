@@ -10,6 +10,7 @@ from ._config import TournamentConfig as TournamentConfig
 from ._config import limit_problem as limit_problem
 from ._display import LiveProgress as LiveProgress
 from ._display import crosstable_table as crosstable_table
+from ._display import faults_table as faults_table
 from ._display import standings_table as standings_table
 from ._errors import ConfigProblem as ConfigProblem
 from ._errors import TournamentConfigError as TournamentConfigError

@@ -341,8 +341,8 @@ class TournamentConfig:
     """The tournament secret every session's deals derive from."""
     seed_generated: bool = False
     """True when the file gave no seed and the loader drew one; the runner must store it to resume."""
-    concurrency: int = 4
-    """Sessions played at the same time."""
+    concurrency: int | None = None
+    """Sessions played at the same time; None: as many as the machine can serve (see `Governor`)."""
     limits: BotLimits = BotLimits()
     """The default limits (each participant's own are in `Participant.limits`)."""
     isolation: Isolation | None = None
@@ -396,7 +396,8 @@ def tournament_violations(values: Mapping[str, Any]) -> list[Violation]:
     violations: list[Violation] = []
     for key, check in (("table_size", TABLE_SIZE.problem), ("sessions_per_table", SESSIONS_PER_TABLE.problem),
                        ("concurrency", CONCURRENCY.problem), ("name", name_problem)):
-        if key in values and (problem := check(values[key])) is not None:
+        automatic = key == "concurrency" and values.get(key, 0) is None
+        if key in values and not automatic and (problem := check(values[key])) is not None:
             violations.append(Violation(key, problem))
     values = {key: value for key, value in values.items() if key not in {violation.field for violation in violations}}
     participants: Sequence[Participant] | None = values.get("participants")

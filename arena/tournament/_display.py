@@ -46,10 +46,13 @@ class LiveProgress:
         if progress.last is not None and progress.last.balances is not None:
             balances = ", ".join(f"{bot} {amount}" for bot, amount in progress.last.balances.items())
             self._console.print(f"  {progress.last.id} [dim]{progress.last.block}[/]: {balances}", highlight=False)
+        if progress.warning is not None:
+            self._console.print(f"[yellow]warning:[/] {progress.warning}", highlight=False)
 
 
 def standings_table(document: dict[str, Any]) -> Table:
-    """The standings as a table: rating with its interval, rank range, sessions, wins, chip rate, faults."""
+    """The standings as a table: rating with its interval, rank range, sessions, wins, chip rate, faults
+    (with their kinds; `faults_table` has their reasons)."""
     # The warnings (such as deals not protected between mirrors) are the table's footer.
     table = Table(title=f"Standings: {document['tournament']} ({document['sessions']} sessions"
                         f"{'' if document['complete'] else ', incomplete'})",
@@ -62,7 +65,33 @@ def standings_table(document: dict[str, Any]) -> Table:
         table.add_row(str(place), row["name"], f"{row['rating']:.0f}", f"{row['ci_low']:.0f} .. {row['ci_high']:.0f}",
                       f"{row['rank_low']}-{row['rank_high']}", str(row["sessions"]), str(row["wins"]),
                       f"{row['chip_rate_float']:+.2f}", f"{row['chip_ci_low']:+.2f} .. {row['chip_ci_high']:+.2f}",
-                      str(row["faults"]))
+                      _fault_cell(row))
+    return table
+
+
+def _fault_cell(row: dict[str, Any]) -> str:
+    kinds = row.get("fault_kinds") or {}
+    detail = ", ".join(f"{kind} {count}" for kind, count in kinds.items())
+    return f"{row['faults']}: {detail}" if detail else str(row["faults"])
+
+
+_SESSIONS_SHOWN = 3
+
+
+def faults_table(document: dict[str, Any]) -> Table | None:
+    """Every fault's reason, by bot in standings order (None when no bot made one): how many, in
+    which sessions."""
+    rows = [(row["name"], reason) for row in document["standings"] for reason in row.get("fault_reasons", [])]
+    if not rows:
+        return None
+    table = Table(title="Faults (each reason as the arena saw it)")
+    for header in ("bot", "type", "count", "reason", "sessions"):
+        table.add_column(header, justify="right" if header == "count" else "left")
+    for name, reason in rows:
+        sessions = reason["sessions"]
+        shown = " ".join(sessions[:_SESSIONS_SHOWN]) + (f" +{len(sessions) - _SESSIONS_SHOWN}"
+                                                         if len(sessions) > _SESSIONS_SHOWN else "")
+        table.add_row(name, reason["kind"], str(reason["count"]), reason["reason"], shown)
     return table
 
 

@@ -336,7 +336,7 @@ def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_di
     sessions = _get(top, "sessions_per_table",
                     lambda node: reader.integer(node, "sessions_per_table", SESSIONS_PER_TABLE), default_sessions)
     seed = _get(top, "seed", lambda node: _read_seed(reader, node), None)
-    concurrency = _get(top, "concurrency", lambda node: reader.integer(node, "concurrency", CONCURRENCY), 4)
+    concurrency = _get(top, "concurrency", lambda node: reader.integer(node, "concurrency", CONCURRENCY), None)
     isolation = _get(top, "isolation", lambda node: reader.choice(node, "isolation", Isolation), None)
     restart = _get(top, "restart_crashed", lambda node: reader.boolean(node, "restart_crashed"), True)
 

@@ -21,6 +21,7 @@ import io
 import itertools
 import json
 import os
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from ..history import write_history
 from ..match import SessionResult, public_session_id, run_session
 from ..ratings import SessionOutcome, Standing, standings
 from ..storage import (
+    FaultReason,
     FolderBusyError,
     FolderLock,
     FolderReadOnlyError,
@@ -44,10 +46,24 @@ from ..storage import (
     discard_partial_files,
     write_atomically,
 )
-from ..transport import BotSpec, Isolation, SandboxError, default_isolation, verify_bot_folders, verify_isolation
+from ..transport import (
+    BotSpec,
+    Isolation,
+    SandboxError,
+    arena_lag,
+    default_isolation,
+    verify_bot_folders,
+    verify_isolation,
+)
 from ._config import RESULT_NEUTRAL, Participant, TournamentConfig
+from ._governor import Governor
 from ._loader import load_config
 from ._schedule import Plan, PlannedSession, commitment, plan
+
+# Seconds between looks at the event loop's lateness, and the least lateness worth a warning (at
+# least a tenth of the shortest decision limit).
+_LAG_WATCH = 5.0
+_LAG_WARNING = 0.1
 
 RESAMPLES = 1000
 """Bootstrap resamples behind every interval in the standings."""
@@ -63,6 +79,8 @@ class Progress:
     total: int
     faults: int
     last: SessionRecord | None
+    warning: str | None = None
+    """Something whoever runs the tournament should know now (the machine is overloaded)."""
 
 
 def results_dir(out: Path, name: str) -> Path:
@@ -121,6 +139,10 @@ def _isolation_levels(record: SessionRecord) -> list[str]:
     return [str((entry or {}).get("isolation", "unrecorded")) for entry in (record.telemetry or {}).values()]
 
 
+def _bots_cpu(result: SessionResult) -> float:
+    return sum(seat.telemetry.get("cpu_ms") or 0 for seat in result.seats) / 1000
+
+
 def _faults_by_bot(result: SessionResult) -> dict[str, dict[str, int]]:
     return {seat.bot: dict(seat.telemetry["faults"]) for seat in result.seats}
 
@@ -172,6 +194,10 @@ class TournamentRunner:
         self.specs = {participant.name: bot_spec(participant, self.isolation)
                       for participant in self.config.participants}
         self._crashed: set[str] = set()
+        self.governor = Governor(self.config.concurrency)
+        """How many sessions may be in flight (the file's `concurrency`, or chosen as they go)."""
+        smallest = min(participant.limits.time.decision_ms for participant in self.config.participants)
+        self._lag_warning = max(_LAG_WARNING, smallest / 1000 / 10)
 
     def _refuse_orphaned_histories(self, database: Path) -> None:
         # Called when there is no tournament stored: histories then belong to a results file that
@@ -201,7 +227,9 @@ class TournamentRunner:
         """
         finished, faults = self.store.tally()
         on_progress(Progress(finished, len(self.plan), faults, None))
-        limiter = trio.Semaphore(self.config.concurrency)
+        in_flight = 0
+        # The arena's CPU, to share among the sessions in flight as each ends.
+        arena_cpu, arena_at = time.process_time(), time.monotonic()
         # The deal seeds in play. Two sessions that share one (the mirrors of a duplicate block) are
         # never played at the same time: copies of one bot in both could tell each other the cards
         # through whatever the machine shares between sandboxes (see docs/isolation.md).
@@ -209,23 +237,42 @@ class TournamentRunner:
         ended = trio.lowlevel.ParkingLot()
 
         async def play(record: SessionRecord) -> None:
-            nonlocal finished, faults
+            nonlocal finished, faults, in_flight, arena_cpu, arena_at
+            started = time.monotonic()
             try:
                 result = await self._play(record)
             finally:
+                in_flight -= 1
                 dealing.discard(record.seed)
-                limiter.release()
                 ended.unpark_all()
+            now, cpu = time.monotonic(), time.process_time()
+            self.governor.ended(seconds=now - started, bots_cpu=_bots_cpu(result),
+                                arena_cores=(cpu - arena_cpu) / max(now - arena_at, 1e-3) / (in_flight + 1))
+            arena_cpu, arena_at = cpu, now
             finished += 1
             faults += sum(sum(kinds.values()) for kinds in _faults_by_bot(result).values())
             on_progress(Progress(finished, len(self.plan), faults, self.store.session(record.id)))
+
+        async def watch_the_loop() -> None:
+            # The arena's lateness is not charged to bots (see arena.transport), but it says the
+            # machine is busier than it can serve: worth a word to whoever runs the tournament.
+            lag = arena_lag()
+            while True:
+                await trio.sleep(_LAG_WATCH)
+                if (worst := lag.take_worst()) >= self._lag_warning:
+                    on_progress(Progress(finished, len(self.plan), faults, None, warning=(
+                        f"the arena's event loop ran {worst * 1000:.0f} ms late: this machine is busier than it "
+                        f"can serve ({in_flight} sessions in flight; lower `concurrency`, or leave it out to let "
+                        "the arena choose). Bots are not charged for it.")))
 
         planned = iter(self.plan)
         todo: list[SessionRecord] = []  # stored, unfinished and not started, in plan order
         more = True  # whether some of the plan is still to be stored
         async with trio.open_nursery() as sessions:
-            while True:  # in plan order, at most `concurrency` at a time, one per deal seed
-                await limiter.acquire()
+            sessions.start_soon(watch_the_loop)
+            while True:  # in plan order, as many at a time as the governor allows, one per deal seed
+                while in_flight >= self.governor.limit:
+                    await ended.park()
                 while (record := next((record for record in todo if record.seed not in dealing), None)) is None:
                     if more:
                         chunk = await trio.to_thread.run_sync(self._store_chunk, planned)
@@ -239,7 +286,11 @@ class TournamentRunner:
                     break
                 todo.remove(record)
                 dealing.add(record.seed)
+                in_flight += 1
                 sessions.start_soon(play, record)
+            while in_flight:
+                await ended.park()
+            sessions.cancel_scope.cancel()  # the loop's watch
         return finished == len(self.plan)
 
     def _store_chunk(self, planned: Iterator[PlannedSession]) -> list[SessionRecord] | None:
@@ -268,7 +319,9 @@ class TournamentRunner:
         telemetry = {seat.bot: {**seat.telemetry, "isolation": fenced(self.specs[seat.bot])} for seat in result.seats}
         await trio.to_thread.run_sync(lambda: self.store.record_result(
             record.id, balances, [record.table[seat] for seat in result.winners], faults=_faults_by_bot(result),
-            telemetry=telemetry, history_path=os.path.relpath(history, self.directory)))
+            telemetry=telemetry, history_path=os.path.relpath(history, self.directory),
+            fault_reasons={seat.bot: [FaultReason(kind, reason, count) for kind, reason, count in seat.fault_reasons]
+                           for seat in result.seats if seat.fault_reasons}))
         return result
 
     def mirror_warning(self) -> str | None:
@@ -315,10 +368,11 @@ def tournament_results(store: Store, *, resamples: int = RESAMPLES) -> Tournamen
     tournament = store.tournament()
     assert tournament is not None
     rows = standings([_outcome(record) for record in records], resamples=resamples)
-    faults: Counter[str] = Counter()
+    faults: dict[str, Counter[str]] = defaultdict(Counter)
     for record in records:
         for bot, kinds in (record.faults or {}).items():
-            faults[bot] += sum(kinds.values())
+            faults[bot].update(kinds)
+    reasons = store.fault_reasons()
     levels = sorted({level for record in records for level in _isolation_levels(record)})
     warnings = []
     if any(record.mirror > 0 for record in store.sessions()):  # duplicate blocks
@@ -334,7 +388,7 @@ def tournament_results(store: Store, *, resamples: int = RESAMPLES) -> Tournamen
         "secret": tournament.secret if complete or tournament.secret_revealed else None,
         "isolation": levels,
         "warnings": warnings,
-        "standings": [_standing_json(row, faults[row.name]) for row in rows],
+        "standings": [_standing_json(row, faults[row.name], reasons.get(row.name, [])) for row in rows],
     }
     return TournamentResults(document, crosstable_csv(records, [row.name for row in rows]))
 
@@ -389,7 +443,7 @@ def recompute_results(path: Path, *, write: bool = True,
             lock.release()
 
 
-def _standing_json(row: Standing, faults: int) -> dict[str, Any]:
+def _standing_json(row: Standing, faults: Counter[str], reasons: Sequence[FaultReason]) -> dict[str, Any]:
     return {
         "name": row.name,
         "rating": round(row.rating, 1),
@@ -404,7 +458,10 @@ def _standing_json(row: Standing, faults: int) -> dict[str, Any]:
         "chip_rate_float": round(float(row.chip_rate), 4),
         "chip_ci_low": round(row.chip_ci_low, 4),
         "chip_ci_high": round(row.chip_ci_high, 4),
-        "faults": faults,
+        "faults": sum(faults.values()),
+        "fault_kinds": dict(sorted(faults.items())),
+        "fault_reasons": [{"kind": reason.kind, "reason": reason.reason, "count": reason.count,
+                           "sessions": list(reason.sessions)} for reason in reasons],
         "sequential_elo": round(row.sequential_elo, 1),
         "los": {other: round(value, 4) for other, value in row.los.items()},
     }

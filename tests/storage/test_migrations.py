@@ -70,3 +70,18 @@ def test_not_a_database(tmp_path: Path) -> None:
     path.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StorageError, match="is not a seka-arena results file"):
         Store.open(path)
+
+
+def test_a_results_file_of_the_first_schema_gains_the_fault_reasons_and_keeps_its_results(tmp_path: Path) -> None:
+    path = tmp_path / "results.db"
+    connection = connect(path)
+    assert apply_migrations(connection, MIGRATIONS[:1], now=now) == ["0001_tournament_and_sessions"]
+    connection.execute("INSERT INTO sessions (id, idx, seating, block, mirror, seed, status, balances, winners, "
+                       "faults, finished_at) VALUES ('s0001', 1, '[\"a\",\"b\"]', 'b1', 0, 'x', 'finished', "
+                       "'{\"a\":\"1\",\"b\":\"-1\"}', '[\"a\"]', '{\"b\":{\"timeout\":1}}', 'then')")
+    connection.close()
+    with Store.open(path) as store:
+        assert store.applied_migrations() == ["0001_tournament_and_sessions", "0002_fault_reasons"]
+        (record,) = store.finished_results()
+        assert record.faults == {"b": {"timeout": 1}}
+        assert store.fault_reasons() == {}  # counts were all a file of the first schema kept

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena.engine import Fault
-from arena.storage import DefinitionMismatchError, DiskFullError, SessionStatus, StorageError, Store
+from arena.storage import DefinitionMismatchError, DiskFullError, FaultReason, SessionStatus, StorageError, Store
 from arena.tournament import commitment, parse_config, plan
 
 from .._tmpfs import remount, tmpfs
@@ -123,6 +123,33 @@ def test_a_result_round_trips_with_exact_fractions(tmp_path: Path) -> None:
         assert result.started_at == result.finished_at == "2023-11-14T22:13:20.000+00:00"
         raw = sqlite3.connect(reopened.path).execute("SELECT balances FROM sessions WHERE id = 's0001'").fetchone()[0]
         assert raw == '{"a":"-31/2","b":"31/2"}'
+
+
+def test_every_fault_reason_is_stored_with_its_session_and_summed_over_sessions(tmp_path: Path) -> None:
+    store = opened(tmp_path)
+    late = "Act not answered within 1000 ms"
+    store.record_result("s0001", {"a": -2, "b": 2}, ["b"], {"a": {"timeout": 3, "crash": 1}}, None, None,
+                        fault_reasons={"a": [FaultReason("timeout", late, 2),
+                                             FaultReason("timeout", f"{late} (+250 ms it could not use)", 1),
+                                             FaultReason("crash", "exited during Act (exit status 3)", 1)]})
+    store.record_result("s0002", {"a": 1, "b": -1}, ["a"], {"a": {"timeout": 1}, "b": {"malformed": 1}}, None, None,
+                        fault_reasons={"a": [FaultReason("timeout", late, 1)],
+                                       "b": [FaultReason("malformed", "Act reply: a bet without an amount", 1)]})
+    with pytest.raises(StorageError, match=r"fault reasons for 'b', not among \['a', 'c'\]"):
+        store.record_result("s0003", {"a": 0, "c": 0}, ["a"], None, None, None,
+                            fault_reasons={"c": [FaultReason("crash", "x", 1)], "b": [FaultReason("crash", "y", 1)]})
+    assert store.session("s0003").status is SessionStatus.PLANNED  # the whole result was refused
+    store.close()
+
+    with Store.open(tmp_path / "results" / "stored.db") as reopened:
+        assert reopened.fault_reasons() == {
+            "a": [FaultReason("timeout", late, 3, ("s0001", "s0002")),
+                  FaultReason("crash", "exited during Act (exit status 3)", 1, ("s0001",)),
+                  FaultReason("timeout", f"{late} (+250 ms it could not use)", 1, ("s0001",))],
+            "b": [FaultReason("malformed", "Act reply: a bet without an amount", 1, ("s0002",))]}
+        assert reopened.fault_reasons("s0002") == {
+            "a": [FaultReason("timeout", late, 1, ("s0002",))],
+            "b": [FaultReason("malformed", "Act reply: a bet without an amount", 1, ("s0002",))]}
 
 
 def test_whole_balances_stay_integers(tmp_path: Path) -> None:

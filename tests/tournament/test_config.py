@@ -275,7 +275,7 @@ def test_defaults() -> None:
     assert config.challenger is None
     assert (config.sessions_per_table, config.duplicate) == (1, True)
     assert (config.seed, config.seed_generated) == ("fixed", False)
-    assert config.concurrency == 4
+    assert config.concurrency is None  # automatic
     assert config.limits == BotLimits(TimeLimit(decision_ms=1000, time_bank_ms=0, start_ms=10000))
     assert config.isolation is None  # the machine decides: sandbox where it can
     assert config.restart_crashed is True

@@ -268,3 +268,38 @@ async def test_a_million_session_plan_starts_at_once_in_flat_memory(tmp_path: Pa
     assert len(runner.plan) == 1_000_000
     # The plan as a list alone would take more than 500 MB; the stored chunk and its records take 2.
     assert peak < 32 * 2**20, f"{peak / 2**20:.0f} MB to start"
+
+
+SLOW = """\
+name: slow
+participants:
+  - {name: call, command: python3 sample_bots/call_bot.py, cwd: %(root)s}
+  - {name: slow, command: python3 tests/match/bots/faulty_bot.py --mode slow --seconds 0.6, cwd: %(root)s}
+table: {pots: 1, max_actions: 6}
+table_size: 2
+seed: slow
+limits: {decision_ms: 200}
+"""
+
+
+def test_every_fault_is_stored_with_its_reason_and_shown_in_the_standings(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    definition = tmp_path / "slow.yaml"
+    definition.write_text(SLOW % {"root": ROOT})
+    assert main(["run", str(definition), "--out", str(tmp_path / "out")]) == 0
+    results = tmp_path / "out" / "results" / "slow"
+    rows = {row["name"]: row for row in json.loads((results / "standings.json").read_text())["standings"]}
+    assert rows["call"]["faults"] == 0 and rows["call"]["fault_reasons"] == []
+    slow = rows["slow"]
+    assert slow["faults"] == slow["fault_kinds"]["timeout"] >= 2 and set(slow["fault_kinds"]) == {"timeout"}
+    assert sum(reason["count"] for reason in slow["fault_reasons"]) == slow["faults"]
+    for reason in slow["fault_reasons"]:  # each Act past its 200 ms, in both sessions of the block
+        assert reason["kind"] == "timeout" and reason["reason"].startswith("Act not answered within 200 ms")
+    assert sorted({session for reason in slow["fault_reasons"] for session in reason["sessions"]}) == ["s0001", "s0002"]
+    with sqlite3.connect(results / "tournament.sqlite") as connection:
+        stored = connection.execute("SELECT session, bot, kind FROM fault_reasons GROUP BY session").fetchall()
+    assert sorted(row[0] for row in stored) == ["s0001", "s0002"]
+    assert {row[1:] for row in stored} == {("slow", "timeout")}
+    printed = capsys.readouterr().out
+    assert f"{slow['faults']}: timeout {slow['faults']}" in printed  # the standings' fault column
+    assert "Faults (each reason as the arena saw it)" in printed and "Act not answered within 200 ms" in printed
