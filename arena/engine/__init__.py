@@ -19,6 +19,9 @@ from ._amounts import exact as exact
 from ._amounts import format_amount as format_amount
 from ._amounts import parse_amount as parse_amount
 from ._cards import ALL_CARDS as ALL_CARDS
+from ._cards import DECK_21 as DECK_21
+from ._cards import DECK_24 as DECK_24
+from ._cards import DECK_32 as DECK_32
 from ._cards import DECK_36 as DECK_36
 from ._cards import RANKS as RANKS
 from ._cards import SUITS as SUITS
@@ -39,9 +42,16 @@ from ._events import SessionStarted as SessionStarted
 from ._events import ShowdownHeld as ShowdownHeld
 from ._events import SvaraDeclared as SvaraDeclared
 from ._hands import GEORGIAN_EVALUATOR as GEORGIAN_EVALUATOR
+from ._hands import HAND_OPTIONS as HAND_OPTIONS
 from ._hands import HandEvaluator as HandEvaluator
 from ._hands import HandValue as HandValue
+from ._hands import TwoCardEvaluator as TwoCardEvaluator
+from ._hands import classic_value as classic_value
 from ._hands import georgian_value as georgian_value
+from ._hands import hand_evaluator as hand_evaluator
+from ._hands import seka21_value as seka21_value
+from ._hands import seka36_value as seka36_value
+from ._hands import svara32_value as svara32_value
 from ._rules import GEORGIAN as GEORGIAN
 from ._rules import PROFILES as PROFILES
 from ._rules import Rules as Rules

@@ -53,6 +53,15 @@ ALL_CARDS: tuple[Card, ...] = tuple(Card(number) for number in range(len(RANKS) 
 DECK_36: tuple[Card, ...] = ALL_CARDS
 """The Georgian pack: 6 through A in four suits."""
 
+DECK_32: tuple[Card, ...] = tuple(card for card in ALL_CARDS if card.rank != "6")
+"""7 through A in four suits: Georgian `deck: 32` and `svara32`."""
+
+DECK_24: tuple[Card, ...] = tuple(card for card in ALL_CARDS if card.rank in "6789TA")
+"""Trynka (`classic` `deck: 24`): A, T, 9, 8, 7, 6 in four suits, no court cards."""
+
+DECK_21: tuple[Card, ...] = tuple(card for card in ALL_CARDS if card.rank in "TJQKA" or str(card) == "9c")
+"""`seka21`: T J Q K A in four suits and the 9 of clubs, its wild card."""
+
 
 def parse_cards(text: str) -> tuple[Card, ...]:
     """Cards written one after another, with or without spaces.
