@@ -219,10 +219,7 @@ def _run(args: argparse.Namespace) -> int:
         console.print(f"Tournament [bold]{config.name}[/]: {len(runner.plan)} sessions of "
                       f"{config.rules.pots_per_session} pots, {len(config.participants)} bots, "
                       f"tables of {config.table_size}, "
-                      f"{'duplicate' if config.duplicate else 'independent'} deals, "
-                      + (f"{config.concurrency} at a time" if config.concurrency is not None else
-                         f"as many at a time as {runner.governor.cores} cores can serve (from "
-                         f"{runner.governor.limit}, adjusted to what sessions cost)"))
+                      f"{'duplicate' if config.duplicate else 'independent'} deals, {runner.executor.describe()}")
         console.print(f"Seed commitment (SHA-256 of the secret): {runner.commitment}", highlight=False)
         if runner.isolation_warning is not None:
             console.print(f"[bold yellow]Warning:[/] {escape(runner.isolation_warning)}", highlight=False)

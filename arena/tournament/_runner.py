@@ -21,7 +21,6 @@ import io
 import itertools
 import json
 import os
-import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -31,9 +30,9 @@ from typing import Any
 
 import trio
 
-from ..engine import Amount, ArenaError, Fault, format_amount
-from ..history import write_history
-from ..match import SessionResult, public_session_id, run_session
+from ..engine import Amount, ArenaError, format_amount
+from ..executor import JobOutcome, LocalExecutor, SessionExecutor, SessionJob
+from ..match import public_session_id
 from ..ratings import SessionOutcome, Standing, standings
 from ..storage import (
     FaultReason,
@@ -41,6 +40,7 @@ from ..storage import (
     FolderLock,
     FolderReadOnlyError,
     SessionRecord,
+    SessionStatus,
     StorageError,
     Store,
     discard_partial_files,
@@ -56,7 +56,6 @@ from ..transport import (
     verify_isolation,
 )
 from ._config import RESULT_NEUTRAL, Participant, TournamentConfig
-from ._governor import Governor
 from ._loader import load_config
 from ._schedule import Plan, PlannedSession, commitment, plan
 
@@ -139,12 +138,8 @@ def _isolation_levels(record: SessionRecord) -> list[str]:
     return [str((entry or {}).get("isolation", "unrecorded")) for entry in (record.telemetry or {}).values()]
 
 
-def _bots_cpu(result: SessionResult) -> float:
-    return sum(seat.telemetry.get("cpu_ms") or 0 for seat in result.seats) / 1000
-
-
-def _faults_by_bot(result: SessionResult) -> dict[str, dict[str, int]]:
-    return {seat.bot: dict(seat.telemetry["faults"]) for seat in result.seats}
+def _faults_by_bot(outcome: JobOutcome) -> dict[str, dict[str, int]]:
+    return {seat.bot: dict(seat.telemetry["faults"]) for seat in outcome.seats}
 
 
 def _outcome(record: SessionRecord) -> SessionOutcome:
@@ -194,8 +189,9 @@ class TournamentRunner:
         self.specs = {participant.name: bot_spec(participant, self.isolation)
                       for participant in self.config.participants}
         self._crashed: set[str] = set()
-        self.governor = Governor(self.config.concurrency)
-        """How many sessions may be in flight (the file's `concurrency`, or chosen as they go)."""
+        self.executor: SessionExecutor = LocalExecutor(logs=self.directory / "logs", hidden=self.hidden,
+                                                       concurrency=self.config.concurrency)
+        """Where sessions are played: in this process (`local`), or on a cluster's workers."""
         smallest = min(participant.limits.time.decision_ms for participant in self.config.participants)
         self._lag_warning = max(_LAG_WARNING, smallest / 1000 / 10)
 
@@ -225,11 +221,13 @@ class TournamentRunner:
         When cancelled (Ctrl-C), sessions in flight are abandoned, their bots stopped, and the
         next run replays them from their start.
         """
+        async with self.executor:
+            return await self._run(self.executor, on_progress)
+
+    async def _run(self, executor: SessionExecutor, on_progress: Callable[[Progress], None]) -> bool:
         finished, faults = self.store.tally()
         on_progress(Progress(finished, len(self.plan), faults, None))
         in_flight = 0
-        # The arena's CPU, to share among the sessions in flight as each ends.
-        arena_cpu, arena_at = time.process_time(), time.monotonic()
         # The deal seeds in play. Two sessions that share one (the mirrors of a duplicate block) are
         # never played at the same time: copies of one bot in both could tell each other the cards
         # through whatever the machine shares between sandboxes (see docs/isolation.md).
@@ -237,20 +235,17 @@ class TournamentRunner:
         ended = trio.lowlevel.ParkingLot()
 
         async def play(record: SessionRecord) -> None:
-            nonlocal finished, faults, in_flight, arena_cpu, arena_at
-            started = time.monotonic()
+            nonlocal finished, faults, in_flight
             try:
-                result = await self._play(record)
+                outcome = await self._play(record, executor)
             finally:
                 in_flight -= 1
                 dealing.discard(record.seed)
                 ended.unpark_all()
-            now, cpu = time.monotonic(), time.process_time()
-            self.governor.ended(seconds=now - started, bots_cpu=_bots_cpu(result),
-                                arena_cores=(cpu - arena_cpu) / max(now - arena_at, 1e-3) / (in_flight + 1))
-            arena_cpu, arena_at = cpu, now
+            if outcome is None:  # stored already: a session played twice counts once
+                return
             finished += 1
-            faults += sum(sum(kinds.values()) for kinds in _faults_by_bot(result).values())
+            faults += sum(sum(kinds.values()) for kinds in _faults_by_bot(outcome).values())
             on_progress(Progress(finished, len(self.plan), faults, self.store.session(record.id)))
 
         async def watch_the_loop() -> None:
@@ -270,8 +265,8 @@ class TournamentRunner:
         more = True  # whether some of the plan is still to be stored
         async with trio.open_nursery() as sessions:
             sessions.start_soon(watch_the_loop)
-            while True:  # in plan order, as many at a time as the governor allows, one per deal seed
-                while in_flight >= self.governor.limit:
+            while True:  # in plan order, as many at a time as the executor allows, one per deal seed
+                while in_flight >= executor.limit:
                     await ended.park()
                 while (record := next((record for record in todo if record.seed not in dealing), None)) is None:
                     if more:
@@ -302,27 +297,44 @@ class TournamentRunner:
         self.store.record_plan(chunk, total=len(self.plan))
         return self.store.unfinished(first=chunk[0].index, last=chunk[-1].index)
 
-    async def _play(self, record: SessionRecord) -> SessionResult:
+    def job(self, record: SessionRecord) -> SessionJob:
+        """The session `record` as a job for an executor."""
+        return SessionJob(session_id=record.id, seed=record.seed,
+                          # Keyed by the secret, so nothing a bot is told names its block or its seed.
+                          public_id=public_session_id(self.config.seed, record.id), rules=self.config.rules,
+                          bots=tuple(self._spec_for(name) for name in record.table))
+
+    async def _play(self, record: SessionRecord, executor: SessionExecutor) -> JobOutcome | None:
         await trio.to_thread.run_sync(self.store.mark_running, record.id)
-        specs = [self._spec_for(name) for name in record.table]
-        result = await run_session(
-            self.config.rules, specs, seed=record.seed, session_id=record.id,
-            # Keyed by the secret, so nothing a bot is told names its block or its seed.
-            public_id=public_session_id(self.config.seed, record.id),
-            log_dir=self.directory / "logs" / record.id, hidden=self.hidden)
-        history = write_history(self.directory / "histories" / f"{record.id}.jsonl", result.events)
-        for seat in result.seats:
-            if seat.dead_kind is Fault.CRASH:
-                self._crashed.add(seat.bot)
-        balances = {record.table[seat]: balance for seat, balance in enumerate(result.balances)}
-        # With how each bot was fenced in: the standings say when mirrors could share cards.
-        telemetry = {seat.bot: {**seat.telemetry, "isolation": fenced(self.specs[seat.bot])} for seat in result.seats}
-        await trio.to_thread.run_sync(lambda: self.store.record_result(
-            record.id, balances, [record.table[seat] for seat in result.winners], faults=_faults_by_bot(result),
+        outcome = await executor.play(self.job(record))
+        return outcome if await trio.to_thread.run_sync(self.record, record, outcome) else None
+
+    def record(self, record: SessionRecord, outcome: JobOutcome) -> bool:
+        """Store a played session's outcome with its history (and its bots' logs, when they were
+        written elsewhere): the driver is their only writer. False, writing nothing, when the
+        session is stored already (played twice: a retry, a result thought lost)."""
+        if outcome.session_id != record.id:
+            raise ArenaError(f"the executor returned session {outcome.session_id} for {record.id}")
+        if self.store.session(record.id).status is SessionStatus.FINISHED:
+            return False
+        for name, data in outcome.logs.items():
+            if Path(name).name != name or not name.endswith(".log"):
+                raise ArenaError(f"session {record.id}: a worker returned the log file {name!r}, not a *.log name")
+            write_atomically(self.directory / "logs" / record.id / name, data)
+        history = write_atomically(self.directory / "histories" / f"{record.id}.jsonl", outcome.history)
+        for bot in outcome.crashed:
+            self._crashed.add(bot)
+        balances = {record.table[seat]: balance for seat, balance in enumerate(outcome.balances)}
+        # With how each bot was fenced in (the standings say when mirrors could share cards), and
+        # where and at which attempt the session was played.
+        telemetry = {seat.bot: {**seat.telemetry, "isolation": fenced(self.specs[seat.bot]),
+                                "worker": outcome.worker, "attempt": outcome.attempt} for seat in outcome.seats}
+        self.store.record_result(
+            record.id, balances, [record.table[seat] for seat in outcome.winners], faults=_faults_by_bot(outcome),
             telemetry=telemetry, history_path=os.path.relpath(history, self.directory),
             fault_reasons={seat.bot: [FaultReason(kind, reason, count) for kind, reason, count in seat.fault_reasons]
-                           for seat in result.seats if seat.fault_reasons}))
-        return result
+                           for seat in outcome.seats if seat.fault_reasons})
+        return True
 
     def mirror_warning(self) -> str | None:
         """What the run's output says before it starts when its duplicate blocks' mirrors could share

@@ -80,7 +80,7 @@ async def test_without_a_concurrency_the_runner_fits_sessions_to_the_cores_and_w
     runner = TournamentRunner(load_config(definition), out=tmp_path / "out")
     seen: list[Progress] = []
     try:
-        assert runner.config.concurrency is None and runner.governor.limit == runner.governor.cores
+        assert runner.config.concurrency is None and runner.executor.governor.limit == runner.executor.governor.cores
         async with trio.open_nursery() as nursery:
             async def hold_up_the_loop() -> None:
                 while True:
@@ -95,8 +95,8 @@ async def test_without_a_concurrency_the_runner_fits_sessions_to_the_cores_and_w
         runner.close()
     # What the bots cost is measured, session by session, and sets how many may be in flight.
     assert all(record.telemetry[bot]["cpu_ms"] > 0 for record in sessions for bot in record.table)
-    assert runner.governor.per_session is not None and runner.governor.per_session > 0
-    assert 1 <= runner.governor.limit <= 16 * runner.governor.cores
+    assert runner.executor.governor.per_session is not None and runner.executor.governor.per_session > 0
+    assert 1 <= runner.executor.governor.limit <= 16 * runner.executor.governor.cores
     warnings = [progress.warning for progress in seen if progress.warning is not None]
     assert warnings and all("event loop ran" in warning and "ms late" in warning for warning in warnings), warnings
     assert sum(progress.last is not None for progress in seen) == len(sessions) == 2

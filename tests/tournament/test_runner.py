@@ -16,6 +16,7 @@ import pytest
 import trio
 
 from arena.cli import main
+from arena.executor import _jobs
 from arena.match import SessionResult, run_session
 from arena.replay import replay_file
 from arena.storage import SessionStatus, StorageError
@@ -190,7 +191,7 @@ async def test_the_mirrors_of_a_block_are_never_played_at_the_same_time(tmp_path
         played.append((kwargs["seed"], started, trio.current_time()))
         return result
 
-    monkeypatch.setattr(_runner, "run_session", timed)
+    monkeypatch.setattr(_jobs, "run_session", timed)
     definition = _write(tmp_path, blocks=2)
     definition.write_text(definition.read_text().replace("concurrency: 2", "concurrency: 4"))
     runner = TournamentRunner(load_config(definition, python=sys.executable), out=tmp_path / "out")

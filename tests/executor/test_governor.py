@@ -1,8 +1,8 @@
-"""arena/tournament/_governor.py: as many sessions in flight as the cores can serve, given what they cost."""
+"""arena/executor/_governor.py: as many sessions in flight as the cores can serve, given what they cost."""
 
 from __future__ import annotations
 
-from arena.tournament._governor import TARGET, Governor
+from arena.executor._governor import TARGET, Governor
 
 
 def test_it_starts_at_a_session_per_core_and_a_fixed_concurrency_stays_fixed() -> None:
