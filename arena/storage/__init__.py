@@ -9,6 +9,7 @@ from .. import _util
 from ._errors import DefinitionMismatchError as DefinitionMismatchError
 from ._errors import DiskFullError as DiskFullError
 from ._errors import StorageError as StorageError
+from ._errors import is_disk_full as is_disk_full
 from ._folder import LOCK_FILE as LOCK_FILE
 from ._folder import FolderBusyError as FolderBusyError
 from ._folder import FolderLock as FolderLock

@@ -30,9 +30,11 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import trio
 
+from ..storage import DiskFullError, is_disk_full
 from ._fairness import CpuWatch
 from ._sandbox import (
     Cgroup,
@@ -58,6 +60,16 @@ _OUTPUT_RATE = 16 << 20
 _OUTPUT_BURST = 16 << 20
 # Bytes per read, and the size asked for the pipes (a flood then costs ~16 reads a second).
 _READ = 1 << 20
+
+
+def _write_log(log: BinaryIO, data: bytes, path: Path) -> None:
+    # A full disk stops the run with the one line that says so, like any other write of the arena's.
+    try:
+        log.write(data)
+    except OSError as error:
+        if is_disk_full(error):
+            raise DiskFullError(path.parent, f"writing {path.name}") from error
+        raise
 
 
 def launch_prefix(limits: ProcessLimits, *, cgroup: Cgroup | None = None) -> list[str]:
@@ -248,7 +260,7 @@ class BotProcess:
                     while chunk := await stream.receive_some(_READ):
                         room = max(0, self.limits.log_bytes - kept)
                         if room:
-                            log.write(chunk[:room])
+                            _write_log(log, chunk[:room], path)
                         kept += min(room, len(chunk))
                         dropped += len(chunk) - min(room, len(chunk))
                         if keep_tail:
