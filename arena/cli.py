@@ -28,6 +28,7 @@ from .match import public_session_id, run_session, session_key
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
 from .ratings import Sprt
 from .replay import describe_event, replay_file
+from .report import write_report
 from .tournament import (
     LiveProgress,
     PairResult,
@@ -209,7 +210,8 @@ def _run(args: argparse.Namespace) -> int:
     """Run (or resume) a tournament from its YAML file, with live progress, then print the standings.
 
     Writes results/<tournament>/ under --out: tournament.sqlite, standings.json, crosstable.csv,
-    histories/ and logs/. Running the same command again after an interruption resumes it.
+    histories/, logs/ and the HTML report in report/ (unless --no-report). Running the same command
+    again after an interruption resumes it.
     Example: seka-arena run tournaments/demo.yaml
     """
     console = _console()
@@ -231,9 +233,27 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         runner.close()
     _print_results(console, path)
+    if not args.no_report:
+        _print_report(console, write_report(path.parent))
     if not complete:
         console.print("Not every session finished: run the same command again to resume.")
         return 1
+    return 0
+
+
+def _print_report(console: Console, index: Path) -> None:
+    console.print(f"Report: {index.parent}/ (open {index.resolve().as_uri()} in a browser)", highlight=False,
+                  soft_wrap=True)
+
+
+def _report(args: argparse.Namespace) -> int:
+    """Write a tournament's report: a static site of standings, charts, bot pages and session replays.
+
+    It opens from file:// with no network; the results folder is only read.
+    Example: seka-arena report results/demo  (then open results/demo/report/index.html)
+    """
+    out = Path(args.out) if args.out is not None else None
+    _print_report(_console(), write_report(Path(args.results), out=out))
     return 0
 
 
@@ -359,7 +379,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("tournament", help="the tournament's YAML file")
     run.add_argument("--out", default=".",
                      help="folder under which results/<tournament>/ is written (default: current)")
+    run.add_argument("--no-report", action="store_true",
+                     help="do not write the HTML report (results/<tournament>/report/) at the end")
     run.set_defaults(run=_run)
+
+    report = commands.add_parser("report", help="write a tournament's HTML report", description=_report.__doc__)
+    report.add_argument("results", help="results/<tournament> folder (or its tournament.sqlite)")
+    report.add_argument("--out", metavar="DIR", help="the report's folder (default: RESULTS/report)")
+    report.set_defaults(run=_report)
 
     schedule = commands.add_parser("schedule", help="print a tournament's planned sessions",
                                    description=_schedule.__doc__)

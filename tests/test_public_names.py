@@ -13,12 +13,14 @@ import pytest
 import arena.engine
 import arena.match
 import arena.ratings
+import arena.report
 import arena.sdk
 import arena.storage
 import arena.tournament
 import arena.transport
 
-PACKAGES = [arena.engine, arena.match, arena.ratings, arena.sdk, arena.storage, arena.tournament, arena.transport]
+PACKAGES = [arena.engine, arena.match, arena.ratings, arena.report, arena.sdk, arena.storage, arena.tournament,
+            arena.transport]
 
 
 def _at(module: str, qualname: str) -> object:
