@@ -3,11 +3,14 @@
 //
 // It loads the protocol from ../../protos at run time, serves seka.v1.SekaBot and the standard
 // grpc.health.v1.Health service (grpc-js has no built-in health service, so the bot implements it
-// from protos/grpc/health/v1/health.proto), and plays by hand strength with two thresholds:
-//   strong (28 or more, or any seka): show heads-up, otherwise raise to the maximum bet;
-//   medium (21 to 27):                pay the least allowed; heads-up after 10 actions, show;
-//   weak (below 21):                  pay the opening stake when nobody has paid yet, else fold.
-// It declines svara offers.
+// from protos/grpc/health/v1/health.proto), and plays every profile (hands.js values the hands
+// of each) by hand strength with two thresholds:
+//   strong (28 or more, or any seka): show, open or call when it may, otherwise raise to the most;
+//   medium (21 to 27):                pay the least allowed (support); after 10 actions it shows,
+//                                     opens or calls when it may;
+//   weak (below 21):                  pay the least when nobody has paid yet, else fold.
+// With two-card hands (classic, cards: 2) the thresholds are 21 and 17. Dealt in without seeing
+// its cards (dark play), it looks. It declines svara offers.
 //
 // Run it with the address in SEKA_BOT_ADDRESS or after --address:
 //   SEKA_BOT_ADDRESS=unix:/tmp/js.sock node sample_bots/js_bot/index.js
@@ -24,8 +27,12 @@ const LOAD_OPTIONS = { keepCase: true, longs: Number, enums: String, defaults: t
 const PROTOCOL_VERSION = 'seka.v1';
 const SEKA_SERVICE = 'seka.v1.SekaBot';
 
+const { handValue } = require('./hands');
+
 const STRONG = 28;
 const MEDIUM = 21;
+const STRONG_TWO_CARDS = 21;
+const MEDIUM_TWO_CARDS = 17;
 const SHOW_AFTER = 10;
 
 function log(...parts) {
@@ -34,33 +41,42 @@ function log(...parts) {
 
 // ---------------------------------------------------------------- the game
 
-const RANKS = '6789TJQKA';
-const POINTS = [6, 7, 8, 9, 10, 10, 10, 10, 11]; // by rank index: 6 7 8 9 T J Q K A
+// The table of the session, from its Hello: the profile and its options value the hands. A
+// process plays one session, so one table is enough.
+const table = { profile: 'georgian', options: {}, handSize: 3 };
 
-// The Georgian value of three cards as a number: a seka (three of a rank) is above every total,
-// two aces are 22, otherwise the greatest sum of one suit.
-function handStrength(cards) {
-  const ranks = cards.map((card) => RANKS.indexOf(card[0]));
-  if (ranks[0] === ranks[1] && ranks[1] === ranks[2]) return 1000 + ranks[0];
-  if (ranks.filter((rank) => rank === 8).length === 2) return 22;
-  const bySuit = {};
-  for (const card of cards) bySuit[card[1]] = (bySuit[card[1]] || 0) + POINTS[RANKS.indexOf(card[0])];
-  return Math.max(...Object.values(bySuit));
+// What ends the betting by comparing hands, when the bot may: show (heads-up), open, call.
+function compare(legal) {
+  if (legal.can_show) return { show: {} };
+  if (legal.open) return { open: {} };
+  if (legal.call) return { call: {} };
+  return null;
 }
 
-// An Amount message as a plain number, for comparisons only: replies echo the exact messages.
-function amountValue(amount) {
-  if (!amount) return 0;
-  return amount.numerator / (amount.denominator || 1);
+// The cheapest way to stay in: a fresh bet of the least, or a support.
+function stay(legal) {
+  if (legal.min_bet) return { bet: { amount: legal.min_bet } };
+  if (legal.support) return { support: {} };
+  return compare(legal) || { fold: {} };
+}
+
+// The strongest payment: a fresh bet of the most, or a raise to the highest stake.
+function push(legal) {
+  if (legal.max_bet) return { bet: { amount: legal.max_bet } };
+  if (legal.raise_to) return { raise_to: { stake: legal.raise_to.max } };
+  return stay(legal);
 }
 
 function decide(turn) {
-  const strength = handStrength(turn.cards);
   const legal = turn.legal;
-  const call = { bet: { amount: legal.min_bet } };
-  if (strength >= STRONG) return legal.can_show ? { show: {} } : { bet: { amount: legal.max_bet } };
-  if (strength >= MEDIUM) return legal.can_show && turn.actions_count >= SHOW_AFTER ? { show: {} } : call;
-  return turn.previous_bet === null ? call : { fold: {} };
+  if (turn.cards_unseen) return legal.can_look ? { look: {} } : { fold: {} };
+  const strength = handValue(turn.cards, table.profile, table.options);
+  const twoCards = table.handSize === 2;
+  if (strength >= (twoCards ? STRONG_TWO_CARDS : STRONG)) return compare(legal) || push(legal);
+  if (strength >= (twoCards ? MEDIUM_TWO_CARDS : MEDIUM)) {
+    return (turn.actions_count >= SHOW_AFTER && compare(legal)) || stay(legal);
+  }
+  return turn.previous_bet === null ? stay(legal) : { fold: {} };
 }
 
 // ---------------------------------------------------------------- the services
@@ -79,7 +95,10 @@ function sekaService() {
     Hello(call, callback) {
       const hello = call.request;
       if (hello.protocol_version !== PROTOCOL_VERSION) log(`the arena speaks ${hello.protocol_version}`);
-      log(`session ${hello.session_id}: seat ${hello.seat} of ${hello.table ? hello.table.seats : '?'}`);
+      table.profile = hello.profile || 'georgian';
+      table.options = hello.options || {};
+      table.handSize = (hello.table && hello.table.hand_size) || 3;
+      log(`session ${hello.session_id}: ${table.profile}, seat ${hello.seat} of ${hello.table ? hello.table.seats : '?'}`);
       callback(null, { name: 'js-threshold', version: '1.0', protocol_version: PROTOCOL_VERSION });
     },
     Act(call, callback) {
@@ -175,4 +194,4 @@ function main() {
 
 if (require.main === module) main();
 
-module.exports = { handStrength, decide, addressFromArgs };
+module.exports = { decide, addressFromArgs, table };
