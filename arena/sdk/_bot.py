@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 from ..engine import Action
-from ._types import Deal, Hello, PotResult, SessionEnd, Showdown, SvaraOffer, Turn
+from ._types import (
+    Comparison,
+    Deal,
+    Hello,
+    Look,
+    PotResult,
+    ReturnedChips,
+    SessionEnd,
+    ShortOfChips,
+    Showdown,
+    Split,
+    SvaraOffer,
+    Turn,
+)
 
 
 class Bot:
@@ -44,6 +57,21 @@ class Bot:
 
     def on_pot_result(self, result: PotResult) -> None:
         """An ordinary pot was resolved."""
+
+    def on_look(self, look: Look) -> None:
+        """A seat looked at its cards (dark play); the bot's own look carries its cards."""
+
+    def on_comparison(self, comparison: Comparison) -> None:
+        """A multiway open compared two hands (shown only to the two compared)."""
+
+    def on_short_of_chips(self, short: ShortOfChips) -> None:
+        """A seat could not cover the stake and paid all it had left."""
+
+    def on_returned_chips(self, returned: ReturnedChips) -> None:
+        """The unmatched part of a payment went back to its payer."""
+
+    def on_split(self, split: Split) -> None:
+        """A tied pot was split (`tie: split`)."""
 
     def on_session_end(self, end: SessionEnd) -> None:
         """The session is over; the arena may stop the process after this."""

@@ -8,14 +8,19 @@ from .._proto.seka.v1 import seka_pb2 as pb
 from ..engine import Action, Amount, Bet, Fold, LegalActions, Show
 from ..protocol import amount_from_proto, amount_to_proto
 from ._types import (
+    Comparison,
     Deal,
     Hello,
     Limits,
+    Look,
     PotResult,
     PublicAction,
+    ReturnedChips,
     SessionEnd,
+    ShortOfChips,
     Showdown,
     ShownHand,
+    Split,
     SvaraEntry,
     SvaraOffer,
     SvaraRound,
@@ -23,10 +28,14 @@ from ._types import (
     Turn,
 )
 
-_ACTION_KINDS = {pb.ACTION_KIND_BET: "bet", pb.ACTION_KIND_FOLD: "fold", pb.ACTION_KIND_SHOW: "show"}
+_ACTION_KINDS = {pb.ACTION_KIND_BET: "bet", pb.ACTION_KIND_FOLD: "fold", pb.ACTION_KIND_SHOW: "show",
+                 pb.ACTION_KIND_DARK_BET: "dark_bet", pb.ACTION_KIND_LOOK: "look", pb.ACTION_KIND_SUPPORT: "support",
+                 pb.ACTION_KIND_RAISE: "raise", pb.ACTION_KIND_CALL: "call", pb.ACTION_KIND_OPEN: "open",
+                 pb.ACTION_KIND_MULTIWAY_OPEN: "multiway_open"}
 _FAULTS: dict[int, str] = {pb.FAULT_TIMEOUT: "timeout", pb.FAULT_ILLEGAL: "illegal", pb.FAULT_MALFORMED: "malformed",
            pb.FAULT_CRASH: "crash"}
-_SHOWDOWN_KINDS = {pb.SHOWDOWN_KIND_HEADS_UP: "heads_up", pb.SHOWDOWN_KIND_ACTION_CAP: "action_cap"}
+_SHOWDOWN_KINDS = {pb.SHOWDOWN_KIND_HEADS_UP: "heads_up", pb.SHOWDOWN_KIND_ACTION_CAP: "action_cap",
+                   pb.SHOWDOWN_KIND_OPEN: "open", pb.SHOWDOWN_KIND_CALL: "call", pb.SHOWDOWN_KIND_SHORT: "short"}
 
 
 def _amounts(messages: Iterable[pb.Amount]) -> tuple[Amount, ...]:
@@ -59,11 +68,21 @@ def hello_from_proto(request: pb.HelloRequest) -> Hello:
             max_actions=table.max_actions,
             pots_per_session=table.pots_per_session,
             seats=table.seats,
+            stack=amount_from_proto(table.stack) if table.HasField("stack") else None,
+            deck=tuple(table.deck),
+            wild=tuple(table.wild),
+            hand_size=table.hand_size or 3,
+            betting=table.betting or "fresh",
         ),
         limits=Limits(limits.decision_ms, limits.time_bank_ms, limits.start_deadline_ms, limits.grace_ms),
         session_id=request.session_id,
         seat=request.seat,
+        options=dict(request.options),
     )
+
+
+def _hands(messages: Iterable[pb.ShownHand]) -> tuple[ShownHand, ...]:
+    return tuple(ShownHand(hand.seat, tuple(hand.cards), hand.value) for hand in messages)
 
 
 def turn_from_proto(request: pb.TurnRequest, *, time_left: float | None = None) -> Turn:
@@ -82,7 +101,9 @@ def turn_from_proto(request: pb.TurnRequest, *, time_left: float | None = None) 
         balances=_amounts(request.balances),
         actions=tuple(
             PublicAction(action.seat, _ACTION_KINDS.get(action.kind, "unknown"), amount_from_proto(action.amount),
-                         _fault(action.fault))
+                         _fault(action.fault),
+                         stake=amount_from_proto(action.stake) if action.HasField("stake") else None,
+                         against=action.against if action.HasField("against") else None, short=action.short)
             for action in request.actions),
         svaras=tuple(
             SvaraRound(
@@ -102,6 +123,10 @@ def turn_from_proto(request: pb.TurnRequest, *, time_left: float | None = None) 
             show_amount=amount_from_proto(legal.show_amount) if legal.can_show else None,
         ),
         time_left=time_left,
+        cards_unseen=request.cards_unseen,
+        stacks=_amounts(request.stacks),
+        stake=amount_from_proto(request.stake) if request.HasField("stake") else None,
+        unseen=tuple(request.unseen),
     )
 
 
@@ -119,10 +144,15 @@ def svara_offer_from_proto(request: pb.SvaraOffer, *, time_left: float | None = 
         answers=_entries(request.answers),
         balances=_amounts(request.balances),
         time_left=time_left,
+        stacks=_amounts(request.stacks),
     )
 
 
-def notice_from_proto(request: pb.Notice) -> Deal | Showdown | PotResult | SessionEnd | None:
+Told = Deal | Showdown | PotResult | SessionEnd | Look | Comparison | ShortOfChips | ReturnedChips | Split
+"""What a notice tells, converted."""
+
+
+def notice_from_proto(request: pb.Notice) -> Told | None:
     """The notice's content, or None for a kind of notice this SDK does not know yet."""
     session_id = request.session_id
     case = request.WhichOneof("notice")
@@ -139,6 +169,8 @@ def notice_from_proto(request: pb.Notice) -> Deal | Showdown | PotResult | Sessi
             players=tuple(deal.players),
             balances=_amounts(deal.balances),
             pot=amount_from_proto(deal.pot),
+            cards_unseen=deal.cards_unseen,
+            stacks=_amounts(deal.stacks),
         )
     if case == "showdown":
         showdown = request.showdown
@@ -147,7 +179,7 @@ def notice_from_proto(request: pb.Notice) -> Deal | Showdown | PotResult | Sessi
             pot_number=showdown.pot_number,
             replay=showdown.replay,
             kind=_SHOWDOWN_KINDS.get(showdown.kind, "unknown"),
-            hands=tuple(ShownHand(hand.seat, tuple(hand.cards), hand.value) for hand in showdown.hands),
+            hands=_hands(showdown.hands),
             winner=showdown.winner if showdown.HasField("winner") else None,
         )
     if case == "pot_result":
@@ -159,10 +191,37 @@ def notice_from_proto(request: pb.Notice) -> Deal | Showdown | PotResult | Sessi
             amount=amount_from_proto(result.amount),
             shown=result.shown,
             balances=_amounts(result.balances),
+            stacks=_amounts(result.stacks),
         )
     if case == "session_end":
         end = request.session_end
-        return SessionEnd(session_id=session_id, balances=_amounts(end.balances), winners=tuple(end.winners))
+        return SessionEnd(session_id=session_id, balances=_amounts(end.balances), winners=tuple(end.winners),
+                          stacks=_amounts(end.stacks), pots_played=end.pots_played)
+    return _profile_notice_from_proto(request)
+
+
+def _profile_notice_from_proto(request: pb.Notice) -> Told | None:
+    """The notices of the profiles other than plain `georgian`, or None for a kind this SDK does not know."""
+    session_id = request.session_id
+    case = request.WhichOneof("notice")
+    if case == "look":
+        look = request.look
+        return Look(session_id, look.pot_number, look.replay, look.seat, tuple(look.cards))
+    if case == "comparison":
+        compared = request.comparison
+        return Comparison(session_id, compared.pot_number, compared.replay, compared.opener, compared.against,
+                          compared.loser, _hands(compared.hands))
+    if case == "short_of_chips":
+        short = request.short_of_chips
+        return ShortOfChips(session_id, short.pot_number, short.replay, short.seat, amount_from_proto(short.paid))
+    if case == "returned_chips":
+        back = request.returned_chips
+        return ReturnedChips(session_id, back.pot_number, back.replay, back.seat, amount_from_proto(back.amount),
+                             _amounts(back.stacks))
+    if case == "split":
+        split = request.split
+        return Split(session_id, split.pot_number, tuple(split.seats), amount_from_proto(split.amount),
+                     amount_from_proto(split.share), _amounts(split.balances), _amounts(split.stacks))
     return None
 
 

@@ -34,7 +34,8 @@ class BotServerError(ArenaError, RuntimeError):
 
 
 _HANDLERS = {"deal": "on_deal", "showdown": "on_showdown", "pot_result": "on_pot_result",
-             "session_end": "on_session_end"}
+             "session_end": "on_session_end", "look": "on_look", "comparison": "on_comparison",
+             "short_of_chips": "on_short_of_chips", "returned_chips": "on_returned_chips", "split": "on_split"}
 """Each kind of notice (the `Notice.notice` case) and the `Bot` method it goes to."""
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from ..engine import Amount, Card, HandValue, LegalActions, profile
 
@@ -35,6 +35,17 @@ class Table:
     """Resolved ordinary pots in the session."""
     seats: int
     """How many seats the table has."""
+    stack: Amount | None = None
+    """Stake profiles: the chips each seat starts the session with; None without stacks."""
+    deck: tuple[str, ...] = ()
+    """Every card of the profile's deck."""
+    wild: tuple[str, ...] = ()
+    """The wild cards (`("7c",)`), empty without any."""
+    hand_size: int = 3
+    """Cards in one hand: 3, or 2 (`classic` with `cards: 2`)."""
+    betting: str = "fresh"
+    """`"fresh"` (georgian, classic: bets from min_bet to max_bet) or `"stake"` (seka36, svara32,
+    seka21: support, raise_to, open or call against a current stake)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +71,15 @@ class Hello:
     protocol_version: str
     """The protocol the arena speaks: `"seka.v1"`."""
     profile: str
-    """The rules profile: `"georgian"`."""
+    """The rules profile: `"georgian"`, `"classic"`, `"seka36"`, `"svara32"` or `"seka21"`."""
     table: Table
     limits: Limits
     session_id: str
     """Opaque; repeated in every later call."""
     seat: int
     """The bot's seat for the whole session."""
+    options: Mapping[str, str] = field(default_factory=dict)
+    """Every option of the profile with its value, as a tournament file spells it (`{"dark": "true"}`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,11 +88,18 @@ class PublicAction:
 
     seat: int
     kind: str
-    """`"bet"`, `"fold"` or `"show"`."""
+    """`"bet"`, `"fold"`, `"show"`, or in other profiles `"dark_bet"`, `"look"`, `"support"`, `"raise"`,
+    `"call"`, `"open"`, `"multiway_open"`."""
     amount: Amount
-    """The payment (the previous bet for a show); 0 for a fold."""
+    """The payment (the previous bet for a show); 0 for a fold or a look."""
     fault: str | None = None
     """Why the arena folded for the player (`"timeout"`, `"illegal"`, `"malformed"`, `"crash"`), or None."""
+    stake: Amount | None = None
+    """Stake profiles: the current stake after the action; None elsewhere."""
+    against: int | None = None
+    """A multiway open: the seat opened against."""
+    short: bool = False
+    """True when the player paid all it had left, short of the full price."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +164,15 @@ class Turn:
     """Exactly what the bot may do now (folding is always allowed)."""
     time_left: float | None = None
     """Seconds until the arena's deadline for this call, or None when it set none."""
+    cards_unseen: bool = False
+    """Dark play: True while the bot has not seen its cards (`cards` is then empty); it may bet
+    dark, look or fold."""
+    stacks: tuple[Amount, ...] = ()
+    """Stake profiles: every seat's chips left, by seat; empty without stacks."""
+    stake: Amount | None = None
+    """Stake profiles: the current stake of the deal; None elsewhere."""
+    unseen: tuple[int, ...] = ()
+    """Dark play: the seats in the deal that have not seen their cards."""
 
     @property
     def min_bet(self) -> Amount:
@@ -198,6 +227,8 @@ class SvaraOffer:
     balances: tuple[Amount, ...]
     time_left: float | None = None
     """Seconds until the arena's deadline for this call, or None when it set none."""
+    stacks: tuple[Amount, ...] = ()
+    """Stake profiles: every seat's chips left, by seat."""
 
     @property
     def entrants(self) -> tuple[int, ...]:
@@ -221,6 +252,10 @@ class Deal:
     """The seats dealt in."""
     balances: tuple[Amount, ...]
     pot: Amount
+    cards_unseen: bool = False
+    """Dark play: dealt in without seeing its cards (`cards` is empty); a `Look` brings them."""
+    stacks: tuple[Amount, ...] = ()
+    """Stake profiles: every seat's chips left after the antes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +276,7 @@ class Showdown:
     pot_number: int
     replay: int
     kind: str
-    """`"heads_up"` or `"action_cap"`."""
+    """`"heads_up"`, `"action_cap"`, or in the stake profiles `"open"`, `"call"`, `"short"`."""
     hands: tuple[ShownHand, ...]
     winner: int | None
     """The seat with the strongest hand, or None for a tie (a svara follows)."""
@@ -263,6 +298,8 @@ class PotResult:
     shown: bool
     """False when the winner was the last player left."""
     balances: tuple[Amount, ...]
+    stacks: tuple[Amount, ...] = ()
+    """Stake profiles: every seat's chips left after the pot was paid out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,3 +309,68 @@ class SessionEnd:
     session_id: str
     balances: tuple[Amount, ...]
     winners: tuple[int, ...]
+    stacks: tuple[Amount, ...] = ()
+    """Stake profiles: every seat's chips left."""
+    pots_played: int = 0
+    """Resolved ordinary pots played: fewer than the table's when a stake session ended early."""
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """A seat looked at its cards (dark play); `cards` only in the looker's own notice."""
+
+    session_id: str
+    pot_number: int
+    replay: int
+    seat: int
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """A multiway open compared two hands; `hands` only for the two compared."""
+
+    session_id: str
+    pot_number: int
+    replay: int
+    opener: int
+    against: int
+    loser: int
+    """Who dropped out: the weaker hand, or the opener on equal values."""
+    hands: tuple[ShownHand, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ShortOfChips:
+    """A seat could not cover the stake and paid all it had left."""
+
+    session_id: str
+    pot_number: int
+    replay: int
+    seat: int
+    paid: Amount
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnedChips:
+    """The unmatched part of a payment went back to the seat that made it."""
+
+    session_id: str
+    pot_number: int
+    replay: int
+    seat: int
+    amount: Amount
+    stacks: tuple[Amount, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """`tie: split`: the tied seats shared the pot equally."""
+
+    session_id: str
+    pot_number: int
+    seats: tuple[int, ...]
+    amount: Amount
+    share: Amount
+    balances: tuple[Amount, ...]
+    stacks: tuple[Amount, ...]

@@ -1,0 +1,3 @@
+"""The SDK suite: `bots/` holds bot programs, not tests."""
+
+collect_ignore = ["bots"]
