@@ -35,7 +35,7 @@ from ._types import Comparison as Comparison
 from ._types import Deal as Deal
 from ._types import Hello as Hello
 from ._types import Limits as Limits
-from ._types import Look as Look
+from ._types import Looked as Looked
 from ._types import PotResult as PotResult
 from ._types import PublicAction as PublicAction
 from ._types import ReturnedChips as ReturnedChips

@@ -7,7 +7,7 @@ from ._types import (
     Comparison,
     Deal,
     Hello,
-    Look,
+    Looked,
     PotResult,
     ReturnedChips,
     SessionEnd,
@@ -58,7 +58,7 @@ class Bot:
     def on_pot_result(self, result: PotResult) -> None:
         """An ordinary pot was resolved."""
 
-    def on_look(self, look: Look) -> None:
+    def on_look(self, look: Looked) -> None:
         """A seat looked at its cards (dark play); the bot's own look carries its cards."""
 
     def on_comparison(self, comparison: Comparison) -> None:

@@ -12,7 +12,7 @@ from ._types import (
     Deal,
     Hello,
     Limits,
-    Look,
+    Looked,
     PotResult,
     PublicAction,
     ReturnedChips,
@@ -148,7 +148,7 @@ def svara_offer_from_proto(request: pb.SvaraOffer, *, time_left: float | None = 
     )
 
 
-Told = Deal | Showdown | PotResult | SessionEnd | Look | Comparison | ShortOfChips | ReturnedChips | Split
+Told = Deal | Showdown | PotResult | SessionEnd | Looked | Comparison | ShortOfChips | ReturnedChips | Split
 """What a notice tells, converted."""
 
 
@@ -206,7 +206,7 @@ def _profile_notice_from_proto(request: pb.Notice) -> Told | None:
     case = request.WhichOneof("notice")
     if case == "look":
         look = request.look
-        return Look(session_id, look.pot_number, look.replay, look.seat, tuple(look.cards))
+        return Looked(session_id, look.pot_number, look.replay, look.seat, tuple(look.cards))
     if case == "comparison":
         compared = request.comparison
         return Comparison(session_id, compared.pot_number, compared.replay, compared.opener, compared.against,

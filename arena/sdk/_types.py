@@ -253,7 +253,7 @@ class Deal:
     balances: tuple[Amount, ...]
     pot: Amount
     cards_unseen: bool = False
-    """Dark play: dealt in without seeing its cards (`cards` is empty); a `Look` brings them."""
+    """Dark play: dealt in without seeing its cards (`cards` is empty); a `Looked` brings them."""
     stacks: tuple[Amount, ...] = ()
     """Stake profiles: every seat's chips left after the antes."""
 
@@ -316,7 +316,7 @@ class SessionEnd:
 
 
 @dataclass(frozen=True, slots=True)
-class Look:
+class Looked:
     """A seat looked at its cards (dark play); `cards` only in the looker's own notice."""
 
     session_id: str
