@@ -10,12 +10,22 @@ from typing import Protocol
 from .engine import (
     GEORGIAN_EVALUATOR,
     Action,
+    Amount,
     Bet,
+    Call,
+    DarkBet,
     Fold,
+    HandEvaluator,
+    LegalActions,
+    Look,
+    MultiwayOpen,
+    Open,
     Phase,
+    Raise,
     Rules,
     SessionState,
     Show,
+    Support,
     SvaraAnswer,
     SvaraView,
     TurnView,
@@ -34,8 +44,15 @@ class Policy(Protocol):
     def svara(self, view: SvaraView) -> SvaraAnswer: ...
 
 
+def _whole_between(rng: random.Random, low: Amount, high: Amount) -> Amount:
+    """A whole amount in [low, high] when one exists, else `low`."""
+    least, most = math.ceil(low), math.floor(high)
+    return rng.randint(least, most) if least <= most else low
+
+
 class RandomPolicy:
-    """Uniformly random among fold, a whole-chip bet in bounds, and show when allowed."""
+    """Uniformly random among the legal choices: fold, a whole-chip bet in bounds, show; and in the
+    other profiles look, a dark bet, support, a raise, open, call and a multiway open."""
 
     def __init__(self, rng: random.Random, *, name: str = "random") -> None:
         self.name = name
@@ -43,35 +60,76 @@ class RandomPolicy:
 
     def act(self, view: TurnView) -> Action:
         legal = view.legal
-        choices: list[Action] = [Fold(), Bet(legal.min_bet)]
-        top = int(legal.max_bet)
-        if top > legal.min_bet:
-            choices.append(Bet(self._rng.randint(math.ceil(legal.min_bet), top)))
+        choices: list[Action] = [Fold()]
+        if legal.can_bet:
+            choices.append(Bet(legal.min_bet))
+            top = int(legal.max_bet)
+            if top > legal.min_bet:
+                choices.append(Bet(self._rng.randint(math.ceil(legal.min_bet), top)))
         if legal.can_show:
             choices.append(Show())
+        choices.extend(self._profile_choices(legal))
         return self._rng.choice(choices)
+
+    def _profile_choices(self, legal: LegalActions) -> list[Action]:
+        choices: list[Action] = []
+        if legal.can_look:
+            choices.append(Look())
+        if legal.dark_min is not None and legal.dark_max is not None:
+            choices.append(DarkBet(_whole_between(self._rng, legal.dark_min, legal.dark_max)))
+        if legal.support_amount is not None:
+            choices.append(Support())
+        if legal.raise_min is not None and legal.raise_max is not None:
+            choices.append(Raise(_whole_between(self._rng, legal.raise_min, min(legal.raise_max, legal.raise_min * 3))))
+        if legal.open_amount is not None:
+            choices.append(Open())
+        if legal.call_amount is not None:
+            choices.append(Call())
+        if legal.can_multiway_open:
+            choices.append(MultiwayOpen())
+        return choices
 
     def svara(self, view: SvaraView) -> SvaraAnswer:
         return SvaraAnswer(self._rng.random() < 0.5)
 
 
 class ThresholdPolicy:
-    """Raises strong hands, calls middling ones, folds weak ones; shows heads-up when strong."""
+    """Raises strong hands, calls middling ones, folds weak ones; shows heads-up when strong.
 
-    def __init__(self, *, call_from: int = 20, raise_from: int = 25, name: str = "threshold") -> None:
+    It looks at once when it may play dark, and values hands with `evaluator` (the profile's)."""
+
+    def __init__(self, *, call_from: int = 20, raise_from: int = 25, name: str = "threshold",
+                 evaluator: HandEvaluator = GEORGIAN_EVALUATOR) -> None:
         self.name = name
         self._call_from = call_from
         self._raise_from = raise_from
+        self._evaluator = evaluator
 
     def act(self, view: TurnView) -> Action:
-        strength = GEORGIAN_EVALUATOR.value(view.cards).strength
         legal = view.legal
+        if not legal.seen:
+            return Look() if legal.can_look else Fold()
+        strength = self._evaluator.value(view.cards).strength
+        if not legal.can_bet:
+            return self._stake_act(legal, strength)
+        if legal.can_multiway_open and strength >= self._raise_from:
+            return MultiwayOpen()
         if strength >= self._raise_from:
             if legal.can_show and view.actions_in_deal > 6:
                 return Show()
             return Bet(legal.max_bet if strength >= 30 else max(legal.min_bet, min(legal.max_bet, 5)))
         if strength >= self._call_from:
             return Show() if legal.can_show else Bet(legal.min_bet)
+        return Fold()
+
+    def _stake_act(self, legal: LegalActions, strength: int) -> Action:
+        ending = Open() if legal.open_amount is not None else Call() if legal.call_amount is not None else None
+        if strength >= self._raise_from:
+            if legal.raise_min is not None and legal.raise_max is not None and legal.raise_min <= 4:
+                return Raise(legal.raise_min)
+            return ending or Support()
+        if strength >= self._call_from:
+            return ending or Support()
         return Fold()
 
     def svara(self, view: SvaraView) -> SvaraAnswer:

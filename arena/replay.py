@@ -18,13 +18,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from .engine import (
+    Action,
     ArenaError,
+    Bet,
+    Call,
     Card,
+    DarkBet,
     Fault,
     IllegalActionError,
+    MultiwayOpen,
+    Open,
     Phase,
+    Rules,
     SessionStarted,
     SessionState,
+    Show,
+    Support,
     deck_order,
     parse_amount,
     profile,
@@ -48,6 +57,12 @@ class ReplayResult:
         start = self.state.events[0]
         return isinstance(start, SessionStarted) and start.dealing == _SEEDED
 
+
+_PAYING: dict[str, type[Bet] | type[DarkBet]] = {"bet": Bet, "dark_bet": DarkBet}
+"""Action kinds whose decision is the recorded amount."""
+_FIXED: dict[str, Action] = {"show": Show(), "support": Support(), "open": Open(), "call": Call(),
+                             "multiway_open": MultiwayOpen()}
+"""Action kinds whose amount follows from the rules (the recorded one is then compared)."""
 
 _SEEDED = "seeded"
 _DEALINGS = (_SEEDED, "stacked")
@@ -78,7 +93,10 @@ def _start(records: Sequence[dict[str, Any]], path: str) -> SessionState:
         raise HistoryError(path, 1, "a history starts with a 'session_start' event")
     first = records[0]
     try:
-        rules = profile(_field(first, "profile", 1, path)).with_table(
+        options = first.get("options", {})
+        if not isinstance(options, dict):
+            raise HistoryError(path, 1, f"options must be an object, not {options!r}")
+        rules = profile(_field(first, "profile", 1, path), options).with_table(
             ante=parse_amount(_field(first, "ante", 1, path)),
             opening_stake=parse_amount(_field(first, "opening_stake", 1, path)),
             max_bet=parse_amount(_field(first, "max_bet", 1, path)),
@@ -92,10 +110,10 @@ def _start(records: Sequence[dict[str, Any]], path: str) -> SessionState:
         if dealing not in _DEALINGS:
             raise HistoryError(path, 1, f"dealing must be {' or '.join(map(repr, _DEALINGS))}, not {dealing!r}")
         if dealing == _SEEDED:
-            _verify_seeded(records, deals, seed, rules.deck, path)
+            _verify_seeded(records, deals, seed, rules, path)
             shuffler = None
         else:
-            shuffler = stacked_shuffler(deals, seeded_shuffler(seed, rules.deck))
+            shuffler = stacked_shuffler(deals, seeded_shuffler(seed, rules.deck), cards=rules.cards)
         return SessionState(rules, bots=bots, seed=seed, session=str(first.get("session", "")),
                             first_dealer=int(_field(first, "first_dealer", 1, path)), shuffler=shuffler)
     except HistoryError:
@@ -105,12 +123,13 @@ def _start(records: Sequence[dict[str, Any]], path: str) -> SessionState:
 
 
 def _verify_seeded(records: Sequence[dict[str, Any]], deals: dict[tuple[int, int], dict[int, tuple[Card, ...]]],
-                   seed: str, deck: Sequence[Card], path: str) -> None:
+                   seed: str, rules: Rules, path: str) -> None:
     line_of = {(r["pot"], r["replay"]): line for line, r in enumerate(records, start=1) if r["event"] == "deal"}
+    size = rules.cards
     for (pot, replay), hands in deals.items():
-        order = deck_order(seed, pot, replay, deck)
+        order = deck_order(seed, pot, replay, rules.deck)
         for seat, cards in hands.items():
-            if tuple(order[3 * seat : 3 * seat + 3]) != cards:
+            if tuple(order[size * seat : size * seat + size]) != cards:
                 raise HistoryError(path, line_of[(pot, replay)], f"seat {seat}'s cards in pot {pot} replay {replay} "
                                    f"are not the ones seed {seed!r} deals")
 
@@ -151,19 +170,28 @@ def _apply_decision(state: SessionState, record: dict[str, Any], line: int, path
                 raise HistoryError(path, line, f"a svara answer (entry) is due, not {kind!r}")
             state.answer_svara(bool(_field(record, "accepted", line, path)), fault=fault)
             return
+        if kind == "look":
+            state.look()
+            return
         if kind != "action":
-            raise HistoryError(path, line, f"a betting action is due, not {kind!r}")
+            raise HistoryError(path, line, f"a betting action (or a look) is due, not {kind!r}")
         action = _field(record, "kind", line, path)
         if action == "fold":
             state.fold(fault=fault)
-        elif action == "bet":
-            state.bet(parse_amount(_field(record, "amount", line, path)))
-        elif action == "show":
-            state.show()
+        elif action in _PAYING:
+            state.apply(_PAYING[action](parse_amount(_field(record, "amount", line, path))))
+        elif action == "raise":
+            state.raise_stake(parse_amount(_field(record, "stake", line, path)))
+        elif action in _FIXED:
+            state.apply(_FIXED[action])
         else:
             raise HistoryError(path, line, f"unknown action kind {action!r}")
     except (IllegalActionError, ValueError) as error:
         raise HistoryError(path, line, f"illegal: {error}") from None
+
+
+_VERBS = {"dark_bet": "bets dark", "raise": "raises to pay", "multiway_open": "opens against the previous payer for",
+          "support": "supports with", "call": "calls for", "open": "opens for"}
 
 
 def describe_event(record: dict[str, Any], names: Sequence[str]) -> str | None:
@@ -179,7 +207,24 @@ def describe_event(record: dict[str, Any], names: Sequence[str]) -> str | None:
     if kind == "action":
         fault = f" [{record['fault']}]" if "fault" in record else ""
         paid = "" if record["kind"] == "fold" else f" {record['amount']}"
-        return f"  {names[record['seat']]} {record['kind']}s{paid}{fault}"
+        stake = f" (stake {record['stake']})" if "stake" in record else ""
+        verb = _VERBS.get(record["kind"], record["kind"] + "s")
+        return f"  {names[record['seat']]} {verb}{paid}{stake}{fault}"
+    if kind == "look":
+        cards = f": {' '.join(record['cards'])}" if record["cards"] else ""
+        return f"  {names[record['seat']]} looks{cards}"
+    if kind == "comparison":
+        shown = ", ".join(f"{names[int(seat)]} {value}" for seat, value in record["values"].items())
+        return f"  Open against the previous payer: {shown}; {names[record['loser']]} drops out"
+    if kind == "short":
+        return f"  {names[record['seat']]} is short of chips: pays {record['paid']} of {record['needed']}"
+    if kind == "returned":
+        return f"  {record['amount']} goes back to {names[record['seat']]}"
+    if kind == "split":
+        seats = ", ".join(names[seat] for seat in record["seats"])
+        return f"  Split: {seats} get {record['share']} each"
+    if kind == "session_cut":
+        return f"Session ends early: {', '.join(names[seat] for seat in record['seats'])} cannot pay the ante"
     if kind in ("showdown", "reveal"):
         shown = ", ".join(f"{names[int(seat)]} {value}" for seat, value in record["values"].items())
         return f"  {'Showdown' if kind == 'showdown' else 'Action cap: reveal'}: {shown}"

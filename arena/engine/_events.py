@@ -46,6 +46,10 @@ class SessionStarted:
     first_dealer: int
     dealing: str = "seeded"
     """`seeded`: every deal is `deck_order(seed, pot, replay)`; `stacked`: cards were chosen (tests, checks)."""
+    options: tuple[tuple[str, str], ...] = ()
+    """Every option of the profile; empty for `georgian` with every option at its default (as before options)."""
+    stacks: tuple[Amount, ...] = ()
+    """Each seat's starting stack (stake profiles); empty when the profile plays without stacks."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -61,6 +65,8 @@ class SessionStarted:
             "max_actions": self.max_actions,
             "first_dealer": self.first_dealer,
             "dealing": self.dealing,
+            **({"options": dict(self.options)} if self.options else {}),
+            **({"stacks": _balances_json(self.stacks)} if self.stacks else {}),
         }
 
 
@@ -73,10 +79,15 @@ class Dealt:
     replay: int
     dealer: int
     hands: Hands
+    unseen: tuple[int, ...] = ()
+    """Seats that may bet dark: they are not shown their cards until they look (a `Looked` event)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"event": self.KIND, "pot": self.pot, "replay": self.replay, "dealer": self.dealer,
-                "hands": _hands_json(self.hands)}
+        record: dict[str, Any] = {"event": self.KIND, "pot": self.pot, "replay": self.replay, "dealer": self.dealer,
+                                  "hands": _hands_json(self.hands)}
+        if self.unseen:
+            record["unseen"] = list(self.unseen)
+        return record
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,16 +107,81 @@ class Acted:
     KIND: ClassVar[str] = "action"
     seat: int
     kind: str
-    """`bet`, `fold` or `show`."""
+    """`bet`, `fold`, `show`, `dark_bet`, `support`, `raise`, `open`, `call` or `multiway_open`."""
     amount: Amount
+    """What the seat paid (0 for a fold)."""
     fault: Fault | None = None
+    stake: Amount | None = None
+    """A raise's new current stake (stake profiles)."""
 
     def to_json(self) -> dict[str, Any]:
         record: dict[str, Any] = {"event": self.KIND, "seat": self.seat, "kind": self.kind,
                                   "amount": format_amount(self.amount)}
         if self.fault is not None:
             record["fault"] = self.fault.value
+        if self.stake is not None:
+            record["stake"] = format_amount(self.stake)
         return record
+
+
+@dataclass(frozen=True, slots=True)
+class Looked:
+    """A seat saw its own cards (dark play); only that seat is told which (`redact_for`)."""
+
+    KIND: ClassVar[str] = "look"
+    seat: int
+    cards: tuple[Card, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.KIND, "seat": self.seat, "cards": [str(card) for card in self.cards]}
+
+
+@dataclass(frozen=True, slots=True)
+class Compared:
+    """A multiway open: the opener's hand against the previous payer's; the weaker (the opener on equal
+    values) drops out. Only these two see the hands (`redact_for`); the others learn who dropped out."""
+
+    KIND: ClassVar[str] = "comparison"
+    pot: int
+    replay: int
+    opener: int
+    target: int
+    hands: Hands
+    values: Mapping[int, HandValue]
+    loser: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.KIND, "pot": self.pot, "replay": self.replay, "opener": self.opener,
+                "target": self.target, "hands": _hands_json(self.hands), "values": _values_json(self.values),
+                "loser": self.loser}
+
+
+@dataclass(frozen=True, slots=True)
+class ShortOfChips:
+    """A seat could not cover the stake: it paid all it had left (the action just before) and the
+    hands are compared at once."""
+
+    KIND: ClassVar[str] = "short"
+    seat: int
+    paid: Amount
+    needed: Amount
+    """What the action would have cost with enough chips."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.KIND, "seat": self.seat, "paid": format_amount(self.paid),
+                "needed": format_amount(self.needed)}
+
+
+@dataclass(frozen=True, slots=True)
+class ChipsReturned:
+    """The unmatched part of a seat's last payment goes back to it from the pot (short of chips)."""
+
+    KIND: ClassVar[str] = "returned"
+    seat: int
+    amount: Amount
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.KIND, "seat": self.seat, "amount": format_amount(self.amount)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +267,38 @@ class PotWon:
 
 
 @dataclass(frozen=True, slots=True)
+class PotSplit:
+    """`tie: split`: the tied players share the pot equally (exact); nobody re-enters, no replay."""
+
+    KIND: ClassVar[str] = "split"
+    pot: int
+    seats: tuple[int, ...]
+    amount: Amount
+    """The whole pot."""
+    share: Amount
+    """What each of `seats` receives: `amount / len(seats)`."""
+    balances: tuple[Amount, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.KIND, "pot": self.pot, "seats": list(self.seats), "amount": format_amount(self.amount),
+                "share": format_amount(self.share), "balances": _balances_json(self.balances)}
+
+
+@dataclass(frozen=True, slots=True)
+class SessionCut:
+    """A stake profile's session ends early: these seats cannot pay the ante of the next pot."""
+
+    KIND: ClassVar[str] = "session_cut"
+    pots_played: int
+    seats: tuple[int, ...]
+    stacks: tuple[Amount, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.KIND, "pots_played": self.pots_played, "seats": list(self.seats),
+                "stacks": _balances_json(self.stacks)}
+
+
+@dataclass(frozen=True, slots=True)
 class SessionEnded:
     KIND: ClassVar[str] = "session_end"
     balances: tuple[Amount, ...]
@@ -205,4 +313,4 @@ class SessionEnded:
 
 
 Event = (SessionStarted | Dealt | AntePaid | Acted | Revealed | ShowdownHeld | SvaraDeclared | Entered | PotWon
-         | SessionEnded)
+         | SessionEnded | Looked | Compared | ShortOfChips | ChipsReturned | PotSplit | SessionCut)

@@ -1,23 +1,96 @@
-"""Profiles: everything that differs between Seka variants, kept out of the betting core."""
+"""Profiles: everything that differs between Seka variants, as data and small strategy objects.
+
+Theory of operation
+-------------------
+A `Rules` is one profile with its options and table settings, frozen. The betting core
+(`_state.py`) is one state machine for every profile; it asks the profile's strategy objects
+what differs:
+
+- `betting`: `MaxBet` (georgian, classic: each payment fresh, from the previous bet to the maximum;
+  heads-up show) or `CurrentStake` (seka36, svara32, seka21: stacks, a current stake, support and
+  raise, the betting ended by an `open` or a `call`, short of chips);
+- `dark`: None, `DarkMaxBet` (a dark bet up to half the maximum, the next looked payment at least
+  twice it) or `DarkStake` (a dark bet of one stake; the looked player pays twice while it stays unread);
+- data: the evaluator (deck and hand-value lookup), cards per hand, `tie` (svara or split),
+  `multiway_open`, `stack`, seat range.
+
+A profile is a `ProfileSpec`: its options (name, allowed values, default) and a function that
+builds the `Rules` from checked option values. `profile(name, options)` checks and builds.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+import enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
 
-from ._amounts import Amount
-from ._cards import Card
+from ._amounts import Amount, format_amount, parse_amount
+from ._cards import DECK_36, Card
 from ._errors import RulesError
-from ._hands import GEORGIAN_EVALUATOR, HandEvaluator
+from ._hands import GEORGIAN_EVALUATOR, HandEvaluator, georgian_value
+
+
+class Ending(enum.Enum):
+    """How a stake profile's betting ends with a comparison."""
+
+    OPEN = "open"
+    """`Open`: pay the current stake, once both players have acted in the deal (seka36, seka21)."""
+    CALL = "call"
+    """`Call`: pay exactly the current stake, after the deal's first payment (svara32)."""
+
+
+@dataclass(frozen=True)
+class MaxBet:
+    """Georgian betting: each payment is fresh, from the previous bet (or the opening stake) to `max_bet`;
+    with two players in and a previous bet, the player to act may show for the least payment."""
+
+    stacks: bool = field(default=False, init=False)
+
+
+@dataclass(frozen=True)
+class CurrentStake:
+    """Stake betting (seed 004): stacks, a current stake from the table stake up, support and raise;
+    short of chips pays what is left and compares at once."""
+
+    ending: Ending
+    stacks: bool = field(default=True, init=False)
+
+
+Betting = MaxBet | CurrentStake
+
+
+@dataclass(frozen=True)
+class DarkMaxBet:
+    """Dark play of seeds 002 and 003: the first player of an ordinary deal may bet dark from the
+    opening stake to half the maximum; the next payment by a player who has looked is at least twice
+    it; the dark player sees its cards when its turn comes again."""
+
+    auto_look: bool = field(default=True, init=False)
+
+
+@dataclass(frozen=True)
+class DarkStake:
+    """Dark play of seed 004: the first player (the non-dealer) may bet one stake dark; while its hand
+    stays unread, the player who has looked pays twice the stake; LOOK keeps the turn."""
+
+    auto_look: bool = field(default=False, init=False)
+
+
+Dark = DarkMaxBet | DarkStake
+
+
+class Tie(enum.Enum):
+    SVARA = "svara"
+    """The pot is frozen and replayed (re-entry at half of it)."""
+    SPLIT = "split"
+    """The tied players share the pot equally, exactly; nobody re-enters, no replay."""
 
 
 @dataclass(frozen=True)
 class Rules:
-    """A profile with its table settings. Frozen: a session's rules never change mid-way.
-
-    New variants (wild cards, triples by points, short decks, dark play) become new profiles with
-    their own deck and evaluator; the betting core reads only these fields.
-    """
+    """A profile with its options and table settings. Frozen: a session's rules never change mid-way."""
 
     name: str
     """The profile's name as histories and tournament files spell it."""
@@ -26,15 +99,25 @@ class Rules:
     ante: Amount = 1
     """Paid by every seat before each ordinary deal (never before a svara replay)."""
     opening_stake: Amount = 1
-    """The least first payment of a deal."""
+    """The least first payment of a deal; the table stake of a stake profile."""
     max_bet: Amount = 10
-    """The most any one payment may be."""
+    """The most any one payment may be (max-bet profiles)."""
     max_actions: int = 200
     """Arena rule: a deal is stopped after this many actions and everyone still in reveals."""
     pots_per_session: int = 8
     """Resolved ordinary pots in a session; svara replays use no extra slot."""
     min_seats: int = 2
     max_seats: int = 6
+    options: tuple[tuple[str, str], ...] = ()
+    """Every option of the profile with its value as text, in the profile's order."""
+    cards: int = 3
+    """Cards per hand."""
+    betting: Betting = MaxBet()
+    dark: Dark | None = None
+    tie: Tie = Tie.SVARA
+    multiway_open: bool = False
+    stack: Amount | None = None
+    """Chips each seat starts a session with (stake profiles); None: no stacks, no limit."""
 
     def __post_init__(self) -> None:
         if not 0 < self.opening_stake <= self.max_bet:
@@ -45,12 +128,30 @@ class Rules:
             raise RulesError(f"max_actions must be at least 2, not {self.max_actions}")
         if self.pots_per_session < 1:
             raise RulesError(f"pots_per_session must be at least 1, not {self.pots_per_session}")
-        if not 2 <= self.min_seats <= self.max_seats or 3 * self.max_seats > len(self.deck):
+        if not 2 <= self.min_seats <= self.max_seats or self.cards * self.max_seats > len(self.deck):
             raise RulesError(f"seat limits {self.min_seats}..{self.max_seats} do not fit a {len(self.deck)}-card deck")
+        if self.betting.stacks:
+            if self.max_seats != 2:
+                raise RulesError(f"a stake profile is heads-up, not for {self.min_seats}..{self.max_seats} seats")
+            if self.stack is None or self.stack < self.ante + self.opening_stake:
+                raise RulesError(f"each stack must cover the ante and one stake ({format_amount(self.ante)} + "
+                                 f"{format_amount(self.opening_stake)}), not {self.stack}")
+        elif self.stack is not None:
+            raise RulesError(f"profile {self.name!r} plays without stacks")
 
     @property
     def deck(self) -> tuple[Card, ...]:
         return self.evaluator.deck
+
+    @property
+    def option_values(self) -> dict[str, str]:
+        return dict(self.options)
+
+    @property
+    def is_plain_georgian(self) -> bool:
+        """The default profile with every option at its default: histories then record no options,
+        exactly as before profiles had options."""
+        return self.name == GEORGIAN_SPEC.name and self.options == GEORGIAN_SPEC.default_options
 
     def with_table(self, **settings: object) -> Rules:
         """The same profile with other table settings, checked again.
@@ -66,16 +167,144 @@ class Rules:
             raise RulesError(str(error)) from None
 
 
-GEORGIAN = Rules(name="georgian", evaluator=GEORGIAN_EVALUATOR)
+# ------------------------------------------------------------------ profiles as data
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option of a profile: its allowed values as text (None: a positive amount) and default."""
+
+    name: str
+    values: tuple[str, ...] | None
+    default: str
+    meaning: str
+
+    def check(self, value: object, profile_name: str) -> str:
+        """The canonical text of `value`, or a `RulesError` naming the allowed values."""
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, (int, Fraction)):
+            text = format_amount(value)
+        elif isinstance(value, str):
+            text = value.strip()
+        else:
+            raise RulesError(f"option {self.name!r} of profile {profile_name!r} is text or a number, not {value!r}")
+        if self.values is None:
+            try:
+                amount = parse_amount(text)
+            except ValueError as error:
+                raise RulesError(f"option {self.name!r} of profile {profile_name!r}: {error}") from None
+            if amount <= 0:
+                raise RulesError(f"option {self.name!r} of profile {profile_name!r} must be positive, not {text}")
+            return format_amount(amount)
+        if text not in self.values:
+            raise RulesError(f"option {self.name!r} of profile {profile_name!r} is one of "
+                             f"{', '.join(self.values)}, not {text!r}")
+        return text
+
+
+@dataclass(frozen=True)
+class ProfileSpec:
+    """A profile: its options and how checked option values become `Rules`."""
+
+    name: str
+    summary: str
+    options: tuple[OptionSpec, ...]
+    build: Callable[[Mapping[str, str]], Rules]
+    min_seats: int
+    max_seats: int
+
+    @property
+    def default_options(self) -> tuple[tuple[str, str], ...]:
+        return tuple((option.name, option.default) for option in self.options)
+
+    def rules(self, options: Mapping[str, object] | None = None) -> Rules:
+        """The profile with `options` (the others at their defaults), checked."""
+        given = dict(options or {})
+        known = {option.name: option for option in self.options}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            have = ", ".join(known) or "none"
+            raise RulesError(f"profile {self.name!r} has no option {unknown[0]!r} (its options: {have})")
+        values = {name: option.check(given[name], self.name) if name in given else option.default
+                  for name, option in known.items()}
+        return self.build(values)
+
+
+def _option(name: str, values: tuple[str, ...], meaning: str) -> OptionSpec:
+    """An option whose first value is its default."""
+    return OptionSpec(name, values, values[0], meaning)
+
+
+_TIE = _option("tie", ("svara", "split"), "svara: replay for the frozen pot; split: the tied players share it")
+_DARK = _option("dark", ("false", "true"), "true: the first player of an ordinary deal may bet dark")
+
+
+def _deck(ranks: str, extra: tuple[str, ...] = ()) -> tuple[Card, ...]:
+    return tuple(card for card in DECK_36 if card.rank in ranks or str(card) in extra)
+
+
+DECK_32 = _deck("789TJQKA")
+"""Sevens to aces (georgian `deck: 32`, svara32)."""
+
+
+def _hand_evaluator(profile_name: str, deck: str) -> HandEvaluator:
+    if profile_name == "georgian":
+        return GEORGIAN_EVALUATOR if deck == "36" else _GEORGIAN_32
+    raise RulesError(f"no hand values for profile {profile_name!r} yet")
+
+
+_GEORGIAN_32 = HandEvaluator(DECK_32, georgian_value)
+
+
+def _georgian(values: Mapping[str, str]) -> Rules:
+    return Rules(
+        name="georgian",
+        evaluator=_hand_evaluator("georgian", values["deck"]),
+        options=tuple(values.items()),
+        tie=Tie(values["tie"]),
+        dark=DarkMaxBet() if values["dark"] == "true" else None,
+    )
+
+
+GEORGIAN_SPEC = ProfileSpec(
+    name="georgian",
+    summary="Tamashebi: 36 cards, no wild card, sekas above totals, stakes 1..10, heads-up show, svara",
+    options=(_option("deck", ("36", "32"), "32: sevens to aces; the weakest seka is 7-7-7"), _TIE, _DARK),
+    build=_georgian,
+    min_seats=2,
+    max_seats=6,
+)
+
+PROFILE_SPECS: dict[str, ProfileSpec] = {spec.name: spec for spec in (GEORGIAN_SPEC,)}
+"""Every profile by name, with its options."""
+
+GEORGIAN = GEORGIAN_SPEC.rules()
 """The normative default: 36 cards, no wild card, sekas above totals, ante 1, stakes 1..10."""
 
-PROFILES: dict[str, Rules] = {GEORGIAN.name: GEORGIAN}
-"""Profiles by name."""
+PROFILES: dict[str, Rules] = {name: GEORGIAN if name == GEORGIAN.name else spec.rules()
+                              for name, spec in PROFILE_SPECS.items()}
+"""Every profile by name, with its options at their defaults."""
 
 
-def profile(name: str) -> Rules:
-    """The profile called `name`, or a `RulesError` listing the known ones."""
+def profile(name: str, options: Mapping[str, object] | None = None) -> Rules:
+    """The profile called `name` with `options` (the rest at their defaults), or a `RulesError`
+    naming the known profiles, or the option or value that is wrong.
+
+    >>> profile("georgian", {"deck": 32}).option_values
+    {'deck': '32', 'tie': 'svara', 'dark': 'false'}
+    """
     try:
+        spec = PROFILE_SPECS[name]
+    except (KeyError, TypeError):
+        raise RulesError(f"unknown profile {name!r}; known: {', '.join(sorted(PROFILE_SPECS))}") from None
+    if not options:
         return PROFILES[name]
-    except KeyError:
-        raise RulesError(f"unknown profile {name!r}; known: {', '.join(sorted(PROFILES))}") from None
+    return spec.rules(options)
+
+
+def check_seats(rules: Rules, seats: int) -> None:
+    """A `RulesError` unless `rules` seats `seats` players."""
+    if not rules.min_seats <= seats <= rules.max_seats:
+        raise RulesError(f"profile {rules.name!r} seats {rules.min_seats} to {rules.max_seats} players, not {seats}")
+

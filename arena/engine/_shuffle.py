@@ -69,10 +69,11 @@ def seeded_shuffler(seed: str, deck: Sequence[Card]) -> Shuffler:
     return lambda pot, replay: deck_order(seed, pot, replay, fixed_deck)
 
 
-def stacked_shuffler(stacked: Mapping[tuple[int, int], Mapping[int, Sequence[Card]]], fallback: Shuffler) -> Shuffler:
+def stacked_shuffler(stacked: Mapping[tuple[int, int], Mapping[int, Sequence[Card]]], fallback: Shuffler,
+                     *, cards: int = 3) -> Shuffler:
     """A `Shuffler` that gives chosen seats chosen cards in chosen deals, for tests and scripted checks.
 
-    `stacked` maps (pot, replay) to {seat: three cards}; the other seats of that deal receive
+    `stacked` maps (pot, replay) to {seat: `cards` cards}; the other seats of that deal receive
     cards of `fallback`'s order that nobody was given. Deals not listed come from `fallback`.
     """
 
@@ -86,8 +87,8 @@ def stacked_shuffler(stacked: Mapping[tuple[int, int], Mapping[int, Sequence[Car
             raise ValueError(f"stacked hands for pot {pot} replay {replay} repeat a card or leave the deck")
         rest = iter([card for card in base if card not in fixed])
         result: list[Card] = []
-        for slot in range(len(base) // 3):
-            result.extend(chosen[slot] if slot in chosen else (next(rest), next(rest), next(rest)))
+        for slot in range(len(base) // cards):
+            result.extend(chosen[slot] if slot in chosen else [next(rest) for _ in range(cards)])
         result.extend(rest)
         return result
 

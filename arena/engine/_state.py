@@ -6,12 +6,21 @@ A session plays `rules.pots_per_session` ordinary pots. The seat to act is alway
 the caller feeds it decisions until `phase` is FINISHED. Dealing happens inside the transitions
 from an injected `Shuffler`, so the same seed and the same decisions give the same events.
 
-    phase        decision                      next
-    BETTING      fold / bet(amount) / show()   BETTING, or the deal resolves (below)
-    SVARA_OFFER  answer_svara(accept)          SVARA_OFFER (next eligible seat), or a replay: BETTING
+    phase        decision                                      next
+    BETTING      fold / bet / show / look / dark_bet / support   BETTING, or the deal resolves (below)
+                 / raise_stake / open / call / multiway_open
+    SVARA_OFFER  answer_svara(accept)                          SVARA_OFFER (next eligible seat), or a replay
 
-A deal resolves when one player is left (he takes the pot unseen), when a heads-up show names a
-stronger hand, or when the action cap forces everyone still in to reveal. A tie for the best hand
+What differs between profiles is asked of the profile (`Rules`): its `betting` (`MaxBet`: fresh
+payments up to a maximum and a heads-up show; `CurrentStake`: stacks, a current stake, support,
+raise, open or call, short of chips with returned chips, the session cut when an ante cannot be
+paid), its `dark` play (`DarkMaxBet`, `DarkStake`), `tie` (svara or split), `multiway_open` and
+`cards` per hand. The turn's legal actions are computed once per turn (`legal_actions`) by the
+betting model, and every verb checks its decision against them.
+
+A deal resolves when one player is left (he takes the pot unseen), when a heads-up show (or an
+open, a call, a short payment) names a stronger hand, or when the action cap forces everyone still
+in to reveal. With `tie: split` a tie shares the pot among the tied players instead of a svara. A tie for the best hand
 is a svara: the pot is frozen, the other participants of the ordinary deal are asked in turn to
 re-enter at half the frozen pot, and the tied players and the entrants get a replay with new
 cards, no ante, the dealer moved on to the next replay player. A resolved pot goes to its winner;
@@ -24,28 +33,49 @@ Every decision has the triad `verify_*` (raises `IllegalActionError`, state unto
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from ._actions import Action, Bet, Fault, Fold, LegalActions, Show, SvaraAnswer
+from ._actions import (
+    Action,
+    Bet,
+    Call,
+    DarkBet,
+    Fault,
+    Fold,
+    LegalActions,
+    Look,
+    MultiwayOpen,
+    Open,
+    Raise,
+    Show,
+    Support,
+    SvaraAnswer,
+)
 from ._amounts import Amount, exact
 from ._cards import Card
 from ._errors import IllegalActionError
 from ._events import (
     Acted,
     AntePaid,
+    ChipsReturned,
+    Compared,
     Dealt,
     Entered,
     Event,
+    Looked,
+    PotSplit,
     PotWon,
     Revealed,
+    SessionCut,
     SessionEnded,
     SessionStarted,
+    ShortOfChips,
     ShowdownHeld,
     SvaraDeclared,
 )
 from ._hands import HandValue
-from ._rules import Rules
+from ._rules import CurrentStake, Ending, Rules, Tie
 from ._shuffle import Shuffler, draw_first_dealer, seeded_shuffler
 
 
@@ -94,10 +124,11 @@ class SessionState:
         self.bots: tuple[str, ...] = tuple(bots)
         self._shuffle = shuffler or seeded_shuffler(seed, rules.deck)
         self._evaluate = rules.evaluator.value
+        self._stake_betting = isinstance(rules.betting, CurrentStake)
         self.events: list[Event] = []
         """Everything that happened, in order: the organiser's complete record."""
         self.balances: list[Amount] = [0] * seats
-        """Net chips by seat; with the current pot they always sum to zero."""
+        """Net chips by seat (stack changes in a stake profile); with the current pot they always sum to zero."""
         self.phase = Phase.BETTING
         self.pot_number = 0
         self.replay = 0
@@ -112,6 +143,21 @@ class SessionState:
         self.participants: tuple[int, ...] = ()
         """Seats that paid the ante of the current ordinary deal."""
         self.previous_bet: Amount | None = None
+        """The last payment of this deal, or None before the first."""
+        self.stake: Amount = rules.opening_stake
+        """The current stake of this deal (stake profiles)."""
+        self.seen: set[int] = set()
+        """Seats of this deal that have seen their cards (all but a possible dark player)."""
+        self.dark_seat: int | None = None
+        """The seat that bet dark in this deal, or None."""
+        self.double_due: Amount | None = None
+        """Dark play with a maximum bet: the least next payment by a player who has looked (twice the dark bet)."""
+        self.acted: set[int] = set()
+        """Seats that have made a betting decision in this deal (an open needs both)."""
+        self.payers: list[int] = []
+        """Seats in the order they paid in this deal (the multiway open's previous payer)."""
+        self.last_paid: dict[int, Amount] = {}
+        """Each seat's last payment in this deal (what a short payment may leave unmatched)."""
         self.actions_in_deal = 0
         self.to_act: int | None = None
         """The seat whose decision is awaited (betting or a svara offer); None when finished."""
@@ -119,16 +165,22 @@ class SessionState:
         self.offers_left: list[int] = []
         """Seats still to be asked about the current svara, in order."""
         self._entrants: list[int] = []
+        self._legal: LegalActions | None = None
+        """This turn's legal actions, computed once when the turn starts (`_done`)."""
         self.deal_start = 0
         """Index in `events` of the current deal's first event."""
         self.pot_start = 0
         """Index in `events` of the current ordinary pot's first event."""
+        stack = rules.stack
         self._emit(SessionStarted(
             session=session, profile=rules.name, seed=seed, bots=tuple(bots), ante=rules.ante,
             opening_stake=rules.opening_stake, max_bet=rules.max_bet, pots=rules.pots_per_session,
             max_actions=rules.max_actions, first_dealer=first_dealer,
-            dealing="seeded" if shuffler is None else "stacked"))
+            dealing="seeded" if shuffler is None else "stacked",
+            options=() if rules.is_plain_georgian else rules.options,
+            stacks=() if stack is None else (stack,) * seats))
         self._start_ordinary_deal(first_dealer)
+        self._done(0)
 
     # ---------------------------------------------------------------- queries
 
@@ -136,29 +188,106 @@ class SessionState:
     def is_finished(self) -> bool:
         return self.phase is Phase.FINISHED
 
+    def stack_of(self, seat: int) -> Amount:
+        """The chips a seat holds now (stake profiles); a seat's payments in the pot are spent."""
+        stack = self.rules.stack
+        assert stack is not None, "the profile plays without stacks"
+        return exact(stack + self.balances[seat])
+
+    def stacks(self) -> tuple[Amount, ...] | None:
+        """Every seat's stack now, or None when the profile plays without stacks."""
+        if self.rules.stack is None:
+            return None
+        return tuple(self.stack_of(seat) for seat in range(self.seats))
+
     def legal_actions(self) -> LegalActions:
-        """The bounds of the betting turn now awaited."""
-        if self.phase is not Phase.BETTING:
+        """The choices and exact bounds of the betting turn now awaited."""
+        legal = self._legal
+        if legal is None:
             raise IllegalActionError(f"no betting turn is awaited (phase {self.phase.value})")
-        assert self.to_act is not None
+        return legal
+
+    def _legal_max_bet(self, seat: int) -> LegalActions:
+        rules = self.rules
+        if seat not in self.seen:
+            half = exact(Fraction(rules.max_bet) / 2)
+            can_dark = rules.opening_stake <= half
+            return LegalActions(seat, rules.opening_stake, rules.max_bet, None, can_bet=False, seen=False,
+                                can_look=True, dark_min=rules.opening_stake if can_dark else None,
+                                dark_max=half if can_dark else None)
+        low = self._min_bet()
         previous = self.previous_bet
-        heads_up_show = previous is not None and len(self.in_deal) == 2
-        return LegalActions(
-            seat=self.to_act,
-            min_bet=self._min_bet(),
-            max_bet=self.rules.max_bet,
-            show_amount=previous if heads_up_show else None,
-        )
+        if previous is None:
+            return LegalActions(seat, low, rules.max_bet, None)
+        if len(self.in_deal) == 2:
+            return LegalActions(seat, low, rules.max_bet, low)
+        target = self._previous_payer(seat) if rules.multiway_open else None
+        return LegalActions(seat, low, rules.max_bet, None, multiway_amount=None if target is None else low,
+                            multiway_target=target)
 
     def _min_bet(self) -> Amount:
         previous = self.previous_bet
-        return self.rules.opening_stake if previous is None else previous
+        low = self.rules.opening_stake if previous is None else previous
+        due = self.double_due
+        return low if due is None or due <= low else due
+
+    def _previous_payer(self, seat: int) -> int | None:
+        for payer in reversed(self.payers):
+            if payer != seat and payer in self.in_deal:
+                return payer
+        return None
+
+    def _unread_dark(self, seat: int) -> bool:
+        return seat == self.dark_seat and seat not in self.seen
+
+    def _legal_stake(self, seat: int) -> LegalActions:
+        betting = self.rules.betting
+        assert isinstance(betting, CurrentStake)
+        stake = self.stake
+        stack = self.stack_of(seat)
+        seen = seat in self.seen
+        if not seen and seat != self.dark_seat:
+            dark = stake if stack >= stake else None
+            return LegalActions(seat, stake, stake, None, can_bet=False, seen=False, can_look=True,
+                                dark_min=dark, dark_max=dark)
+        other = self.in_deal[0] if self.in_deal[1] == seat else self.in_deal[1]
+        factor = 2 if self._unread_dark(other) else 1
+        other_factor = 2 if self._unread_dark(seat) else 1
+        cost = stake * factor
+        short = stack < cost
+        pay = stack if short else cost
+        raise_min = raise_max = None
+        if not short:
+            top = exact(min(Fraction(stack) / factor, Fraction(self.stack_of(other)) / other_factor))
+            low = stake + self.rules.opening_stake
+            if low <= top:
+                raise_min, raise_max = exact(low), top
+        both_acted = seat in self.acted and other in self.acted
+        return LegalActions(
+            seat, stake, stake, None, can_bet=False, seen=seen, can_look=not seen, support_amount=pay,
+            raise_min=raise_min, raise_max=raise_max, pay_factor=factor,
+            open_amount=pay if betting.ending is Ending.OPEN and both_acted else None,
+            call_amount=pay if betting.ending is Ending.CALL and self.payers else None,
+            short=short)
 
     def hand_value(self, seat: int) -> HandValue:
         """The value of a seat's current hand (organiser's knowledge, not a player's)."""
         return self._evaluate(self.hands[seat])
 
     # ---------------------------------------------------------------- betting
+
+    def _betting_turn(self, what: str) -> LegalActions:
+        if self.phase is not Phase.BETTING:
+            raise IllegalActionError(f"cannot {what} now: the session is in phase {self.phase.value}")
+        return self.legal_actions()
+
+    def _verify_amount(self, what: str, amount: Amount, low: Amount | None, high: Amount | None) -> None:
+        if type(amount) is not int and type(amount) is not Fraction:  # not bool, float, or an int subclass
+            raise IllegalActionError(f"a {what} is an exact int or Fraction, not {amount!r}")
+        if low is None or high is None:
+            raise IllegalActionError(f"seat {self.to_act} may not {what} now")
+        if not low <= amount <= high:
+            raise IllegalActionError(f"seat {self.to_act} may {what} {low} to {high}, not {exact(amount)}")
 
     def verify_fold(self, *, fault: Fault | None = None) -> None:
         self._verify_phase(Phase.BETTING, "fold")
@@ -178,23 +307,18 @@ class SessionState:
             self._award(self.in_deal[0], shown=False)
         else:
             self._next_turn(seat)
-        return self.events[mark:]
+        return self._done(mark)
 
     def verify_bet(self, amount: Amount) -> None:
-        self._verify_phase(Phase.BETTING, "bet")
-        if type(amount) is not int and type(amount) is not Fraction:  # not bool, float, or an int subclass
-            raise IllegalActionError(f"a bet is an exact int or Fraction, not {amount!r}")
-        # The bounds of `legal_actions()`, without building them: every bot's bet is verified twice.
-        low, high = self._min_bet(), self.rules.max_bet
-        if not low <= amount <= high:
-            raise IllegalActionError(f"seat {self.to_act} may pay {low} to {high}, not {exact(amount)}")
+        legal = self._betting_turn("bet")
+        if not legal.can_bet:
+            raise IllegalActionError(f"seat {self.to_act} may not bet now"
+                                     + ("" if legal.seen else ": it has not seen its cards (look or bet dark)")
+                                     + ("" if not self._stake_betting else ": this profile supports and raises"))
+        self._verify_amount("pay", amount, legal.min_bet, legal.max_bet)
 
     def can_bet(self, amount: Amount) -> bool:
-        try:
-            self.verify_bet(amount)
-        except IllegalActionError:
-            return False
-        return True
+        return self._can(self.verify_bet, amount)
 
     def bet(self, amount: Amount) -> list[Event]:
         """Pay a fresh amount from the previous bet (or the opening stake) up to the maximum."""
@@ -202,37 +326,187 @@ class SessionState:
         amount = exact(amount)
         seat = self._take_turn()
         mark = len(self.events)
-        self._pay(seat, amount)
-        self.previous_bet = amount
+        self._paid(seat, amount)
+        self.double_due = None
         self._emit(Acted(seat, "bet", amount))
         self._next_turn(seat)
-        return self.events[mark:]
+        return self._done(mark)
 
     def verify_show(self) -> None:
-        self._verify_phase(Phase.BETTING, "show")
-        if len(self.in_deal) != 2:
-            raise IllegalActionError(f"a show needs exactly two players in the deal, not {len(self.in_deal)}")
-        if self.previous_bet is None:
-            raise IllegalActionError("a show needs a previous bet in this deal")
+        legal = self._betting_turn("show")
+        if legal.show_amount is None:
+            if len(self.in_deal) != 2:
+                raise IllegalActionError(f"a show needs exactly two players in the deal, not {len(self.in_deal)}")
+            if self.previous_bet is None:
+                raise IllegalActionError("a show needs a previous bet in this deal")
+            raise IllegalActionError(f"seat {self.to_act} may not show now")
 
     def can_show(self) -> bool:
-        try:
-            self.verify_show()
-        except IllegalActionError:
-            return False
-        return True
+        return self._can(self.verify_show)
 
     def show(self) -> list[Event]:
-        """Pay the previous bet once; both hands are compared."""
+        """Pay the least payment (the previous bet) once; both hands are compared."""
         self.verify_show()
+        cost = self.legal_actions().show_amount
+        assert cost is not None
         seat = self._take_turn()
         mark = len(self.events)
-        assert self.previous_bet is not None
-        self._pay(seat, self.previous_bet)
-        self._emit(Acted(seat, "show", self.previous_bet))
-        other = self.in_deal[0] if self.in_deal[1] == seat else self.in_deal[1]
-        self._compare((seat, other), ShowdownHeld)
-        return self.events[mark:]
+        self._paid(seat, cost)
+        self._emit(Acted(seat, "show", cost))
+        self._compare((seat, self._other(seat)), ShowdownHeld)
+        return self._done(mark)
+
+    def verify_look(self) -> None:
+        if not self._betting_turn("look").can_look:
+            raise IllegalActionError(f"seat {self.to_act} has seen its cards already")
+
+    def can_look(self) -> bool:
+        return self._can(self.verify_look)
+
+    def look(self) -> list[Event]:
+        """See one's own cards; the turn stays with the seat (not an action: the cap does not count it)."""
+        self.verify_look()
+        seat = self.to_act
+        assert seat is not None
+        mark = len(self.events)
+        self.seen.add(seat)
+        self._emit(Looked(seat, self.hands[seat]))
+        return self._done(mark)
+
+    def verify_dark_bet(self, amount: Amount) -> None:
+        legal = self._betting_turn("bet dark")
+        self._verify_amount("bet dark", amount, legal.dark_min, legal.dark_max)
+
+    def can_dark_bet(self, amount: Amount) -> bool:
+        return self._can(self.verify_dark_bet, amount)
+
+    def dark_bet(self, amount: Amount) -> list[Event]:
+        """Bet without having seen one's cards (dark play)."""
+        self.verify_dark_bet(amount)
+        amount = exact(amount)
+        seat = self._take_turn()
+        mark = len(self.events)
+        self._paid(seat, amount)
+        self.dark_seat = seat
+        if not self._stake_betting:
+            self.double_due = 2 * amount
+        self._emit(Acted(seat, "dark_bet", amount))
+        self._next_turn(seat)
+        return self._done(mark)
+
+    def verify_support(self) -> None:
+        if self._betting_turn("support").support_amount is None:
+            raise IllegalActionError(f"seat {self.to_act} may not support: "
+                                     + ("it has not seen its cards" if self._stake_betting else
+                                        "this profile bets fresh amounts"))
+
+    def can_support(self) -> bool:
+        return self._can(self.verify_support)
+
+    def support(self) -> list[Event]:
+        """Pay the current stake (all that is left when short of chips, and then compare)."""
+        self.verify_support()
+        legal = self.legal_actions()
+        assert legal.support_amount is not None
+        return self._pay_stake("support", legal.support_amount, legal, compare=False)
+
+    def verify_raise_stake(self, stake: Amount) -> None:
+        legal = self._betting_turn("raise")
+        self._verify_amount("raise the stake to", stake, legal.raise_min, legal.raise_max)
+
+    def can_raise_stake(self, stake: Amount) -> bool:
+        return self._can(self.verify_raise_stake, stake)
+
+    def raise_stake(self, stake: Amount) -> list[Event]:
+        """Lift the current stake to `stake` and pay it (times the dark factor)."""
+        self.verify_raise_stake(stake)
+        stake = exact(stake)
+        cost = stake * self.legal_actions().pay_factor
+        seat = self._take_turn()
+        mark = len(self.events)
+        self.stake = stake
+        self._paid(seat, cost)
+        self._emit(Acted(seat, "raise", cost, stake=stake))
+        self._next_turn(seat)
+        return self._done(mark)
+
+    def verify_open(self) -> None:
+        if self._betting_turn("open").open_amount is None:
+            raise IllegalActionError(f"seat {self.to_act} may not open now (an open needs both players to have "
+                                     "acted in this deal, in a profile whose betting ends with an open)")
+
+    def can_open(self) -> bool:
+        return self._can(self.verify_open)
+
+    def open(self) -> list[Event]:
+        """Pay the current stake and compare the two hands."""
+        self.verify_open()
+        legal = self.legal_actions()
+        assert legal.open_amount is not None
+        return self._pay_stake("open", legal.open_amount, legal, compare=True)
+
+    def verify_call(self) -> None:
+        if self._betting_turn("call").call_amount is None:
+            raise IllegalActionError(f"seat {self.to_act} may not call now (a call needs a payment in this deal, "
+                                     "in a profile whose betting ends with a call)")
+
+    def can_call(self) -> bool:
+        return self._can(self.verify_call)
+
+    def call(self) -> list[Event]:
+        """Pay exactly the current stake and compare the two hands."""
+        self.verify_call()
+        legal = self.legal_actions()
+        assert legal.call_amount is not None
+        return self._pay_stake("call", legal.call_amount, legal, compare=True)
+
+    def _pay_stake(self, kind: str, amount: Amount, legal: LegalActions, *, compare: bool) -> list[Event]:
+        seat = self._take_turn()
+        mark = len(self.events)
+        self._paid(seat, amount)
+        self._emit(Acted(seat, kind, amount))
+        other = self._other(seat)
+        if legal.short:
+            self._emit(ShortOfChips(seat, amount, self.stake * legal.pay_factor))
+            unmatched = self.last_paid.get(other, 0) - amount
+            if unmatched > 0:
+                self.balances[other] += unmatched
+                self.pot -= unmatched
+                self._emit(ChipsReturned(other, unmatched))
+            compare = True
+        if compare:
+            self._compare((seat, other), ShowdownHeld)
+        else:
+            self._next_turn(seat)
+        return self._done(mark)
+
+    def verify_multiway_open(self) -> None:
+        if self._betting_turn("open against the previous payer").multiway_amount is None:
+            raise IllegalActionError(f"seat {self.to_act} may not open against the previous payer now (it needs "
+                                     "`open: multiway`, three or more players in and another's payment in this deal)")
+
+    def can_multiway_open(self) -> bool:
+        return self._can(self.verify_multiway_open)
+
+    def multiway_open(self) -> list[Event]:
+        """Pay the least payment and compare with the previous payer; the weaker (the opener on equal
+        values) drops out and the betting goes on."""
+        self.verify_multiway_open()
+        legal = self.legal_actions()
+        cost, target = legal.multiway_amount, legal.multiway_target
+        assert cost is not None and target is not None
+        seat = self._take_turn()
+        mark = len(self.events)
+        self._paid(seat, cost)
+        self.double_due = None
+        self._emit(Acted(seat, "multiway_open", cost))
+        values = {seat: self._evaluate(self.hands[seat]), target: self._evaluate(self.hands[target])}
+        loser = target if values[seat] > values[target] else seat
+        self._emit(Compared(self.pot_number, self.replay, seat, target,
+                            {seat: self.hands[seat], target: self.hands[target]}, values, loser))
+        self.in_deal.remove(loser)
+        self._next_turn(seat)
+        return self._done(mark)
 
     # ---------------------------------------------------------------- svara
 
@@ -243,11 +517,7 @@ class SessionState:
         _verify_fault(fault)
 
     def can_answer_svara(self, accept: bool) -> bool:
-        try:
-            self.verify_answer_svara(accept)
-        except IllegalActionError:
-            return False
-        return True
+        return self._can(self.verify_answer_svara, accept)
 
     def answer_svara(self, accept: bool, *, fault: Fault | None = None) -> list[Event]:
         """Accept or decline re-entry at the svara price; a fault always declines."""
@@ -262,7 +532,7 @@ class SessionState:
         else:
             self._emit(Entered(seat, False, 0, fault))
         self._offer_or_replay()
-        return self.events[mark:]
+        return self._done(mark)
 
     # ---------------------------------------------------------------- any decision
 
@@ -280,6 +550,20 @@ class SessionState:
                 self.verify_show()
             case SvaraAnswer(accept):
                 self.verify_answer_svara(accept)
+            case Look():
+                self.verify_look()
+            case DarkBet(amount):
+                self.verify_dark_bet(amount)
+            case Support():
+                self.verify_support()
+            case Raise(stake):
+                self.verify_raise_stake(stake)
+            case Open():
+                self.verify_open()
+            case Call():
+                self.verify_call()
+            case MultiwayOpen():
+                self.verify_multiway_open()
             case _:
                 raise IllegalActionError(f"not an action: {action!r}")
 
@@ -298,13 +582,43 @@ class SessionState:
                 return self.show()
             case SvaraAnswer(accept):
                 return self.answer_svara(accept)
+            case Look():
+                return self.look()
+            case DarkBet(amount):
+                return self.dark_bet(amount)
+            case Support():
+                return self.support()
+            case Raise(stake):
+                return self.raise_stake(stake)
+            case Open():
+                return self.open()
+            case Call():
+                return self.call()
+            case MultiwayOpen():
+                return self.multiway_open()
             case _:
                 raise IllegalActionError(f"not an action: {action!r}")
 
     # ---------------------------------------------------------------- transitions
 
+    def _can(self, verify: Callable[..., None], *args: object) -> bool:
+        try:
+            verify(*args)
+        except IllegalActionError:
+            return False
+        return True
+
     def _emit(self, event: Event) -> None:
         self.events.append(event)
+
+    def _done(self, mark: int) -> list[Event]:
+        """End a decision: compute the next betting turn's legal actions once; return the new events."""
+        if self.phase is Phase.BETTING:
+            assert self.to_act is not None
+            self._legal = (self._legal_stake if self._stake_betting else self._legal_max_bet)(self.to_act)
+        else:
+            self._legal = None
+        return self.events[mark:]
 
     def _verify_phase(self, phase: Phase, what: str) -> None:
         if self.phase is not phase:
@@ -314,11 +628,22 @@ class SessionState:
         seat = self.to_act
         assert seat is not None
         self.actions_in_deal += 1
+        self.acted.add(seat)
         return seat
+
+    def _other(self, seat: int) -> int:
+        return self.in_deal[0] if self.in_deal[1] == seat else self.in_deal[1]
 
     def _pay(self, seat: int, amount: Amount) -> None:
         self.balances[seat] -= amount
         self.pot += amount
+
+    def _paid(self, seat: int, amount: Amount) -> None:
+        """A betting payment: it becomes the previous bet and the seat's last payment."""
+        self._pay(seat, amount)
+        self.previous_bet = amount
+        self.last_paid[seat] = amount
+        self.payers.append(seat)
 
     def _next_clockwise(self, seat: int, among: Sequence[int]) -> int:
         for step in range(1, self.seats + 1):
@@ -330,34 +655,54 @@ class SessionState:
     def _clockwise_from_left_of(self, seat: int, seats: Sequence[int]) -> tuple[int, ...]:
         return tuple(sorted(seats, key=lambda s: (s - seat - 1) % self.seats))
 
-    def _deal(self, players: Sequence[int]) -> None:
+    def _deal(self, players: Sequence[int], unseen: tuple[int, ...] = ()) -> None:
         self.deal_start = len(self.events)
         order = self._shuffle(self.pot_number, self.replay)
-        self.hands = {seat: tuple(order[3 * seat : 3 * seat + 3]) for seat in players}
+        size = self.rules.cards
+        self.hands = {seat: tuple(order[size * seat : size * seat + size]) for seat in players}
         self.in_deal = sorted(players)
         self.previous_bet = None
+        self.stake = self.rules.opening_stake
+        self.seen = set(players).difference(unseen)
+        self.dark_seat = self.double_due = None
+        self.acted = set()
+        self.payers = []
+        self.last_paid = {}
         self.actions_in_deal = 0
-        self._emit(Dealt(self.pot_number, self.replay, self.dealer, dict(self.hands)))
+        self._emit(Dealt(self.pot_number, self.replay, self.dealer, dict(self.hands), unseen))
 
     def _start_ordinary_deal(self, dealer: int) -> None:
+        if self.rules.stack is not None:
+            broke = tuple(seat for seat in range(self.seats) if self.stack_of(seat) < self.rules.ante)
+            if broke:
+                stacks = self.stacks()
+                assert stacks is not None
+                self._emit(SessionCut(self.pot_number, broke, stacks))
+                self._finish()
+                return
         self.pot_number += 1
         self.replay = 0
         self.pot_dealer = self.dealer = dealer
         self.pot = 0
         self.pot_start = len(self.events)
         self.participants = tuple(range(self.seats))
-        self._deal(self.participants)
+        first = self._next_clockwise(dealer, self.participants)
+        self._deal(self.participants, (first,) if self.rules.dark is not None else ())
         for seat in self.participants:
             self._pay(seat, self.rules.ante)
             self._emit(AntePaid(seat, self.rules.ante))
         self.phase = Phase.BETTING
-        self.to_act = self._next_clockwise(dealer, self.in_deal)
+        self.to_act = first
 
     def _next_turn(self, seat: int) -> None:
         if self.actions_in_deal >= self.rules.max_actions:
             self._compare(self._clockwise_from_left_of(self.dealer, self.in_deal), Revealed)
-        else:
-            self.to_act = self._next_clockwise(seat, self.in_deal)
+            return
+        self.to_act = following = self._next_clockwise(seat, self.in_deal)
+        dark = self.rules.dark
+        if dark is not None and dark.auto_look and following == self.dark_seat and following not in self.seen:
+            self.seen.add(following)
+            self._emit(Looked(following, self.hands[following]))
 
     def _compare(self, seats: tuple[int, ...], record: type[ShowdownHeld] | type[Revealed]) -> None:
         values = {seat: self._evaluate(self.hands[seat]) for seat in seats}
@@ -368,22 +713,37 @@ class SessionState:
         self._emit(record(self.pot_number, self.replay, seats, shown, values, winner))
         if winner is not None:
             self._award(winner, shown=True)
+        elif self.rules.tie is Tie.SPLIT:
+            self._split(leaders)
         else:
             self._declare_svara(leaders)
 
     def _award(self, seat: int, *, shown: bool) -> None:
         self.balances[seat] += self.pot
         self._emit(PotWon(self.pot_number, seat, self.pot, shown, tuple(self.balances)))
+        self._pot_resolved()
+
+    def _split(self, seats: tuple[int, ...]) -> None:
+        share = exact(Fraction(self.pot) / len(seats))
+        for seat in seats:
+            self.balances[seat] += share
+        self._emit(PotSplit(self.pot_number, tuple(sorted(seats)), self.pot, share, tuple(self.balances)))
+        self._pot_resolved()
+
+    def _pot_resolved(self) -> None:
         self.pot = 0
         self.svara = None
         if self.pot_number == self.rules.pots_per_session:
-            self.phase = Phase.FINISHED
-            self.to_act = None
-            best = max(self.balances)
-            winners = tuple(seat for seat, balance in enumerate(self.balances) if balance == best)
-            self._emit(SessionEnded(tuple(self.balances), winners))
+            self._finish()
         else:
             self._start_ordinary_deal((self.pot_dealer + 1) % self.seats)
+
+    def _finish(self) -> None:
+        self.phase = Phase.FINISHED
+        self.to_act = None
+        best = max(self.balances)
+        winners = tuple(seat for seat, balance in enumerate(self.balances) if balance == best)
+        self._emit(SessionEnded(tuple(self.balances), winners))
 
     def _declare_svara(self, tied: tuple[int, ...]) -> None:
         tied = self._clockwise_from_left_of(self.dealer, tied)

@@ -1,8 +1,10 @@
 """What one seat may know: the only source the transport and in-process policies read from.
 
-A seat sees its own cards, every public action, svara offers and answers, and the hands shown
-at a showdown or a forced reveal. Nobody else's unshown cards ever appear in a view; folded hands
-are never shown to anyone (the organiser's event log keeps them).
+A seat sees its own cards once it has looked (a seat that may bet dark is not given them before),
+every public action, svara offers and answers, and the hands shown at a showdown or a forced
+reveal; a multiway open shows the two compared hands only to those two seats. Nobody else's
+unshown cards ever appear in a view; folded hands are never shown to anyone (the organiser's event
+log keeps them).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 from ._actions import LegalActions
 from ._amounts import Amount
 from ._cards import Card
-from ._events import Acted, Dealt, Entered, Event, SvaraDeclared
+from ._events import Acted, Compared, Dealt, Entered, Event, Looked, SvaraDeclared
 from ._state import Phase, SessionState
 
 
@@ -46,6 +48,14 @@ class TurnView:
     actions_in_deal: int
     max_actions: int
     legal: LegalActions
+    seen: bool = True
+    """False while the seat has not looked: `cards` is then empty."""
+    stacks: tuple[Amount, ...] | None = None
+    """Every seat's chips now (stake profiles), or None when the profile plays without stacks."""
+    stake: Amount | None = None
+    """The current stake of the deal (stake profiles), or None."""
+    dark: int | None = None
+    """The seat that bet dark in this deal and has not looked yet, or None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +76,8 @@ class SvaraView:
     bots: tuple[str, ...]
     dealer: int
     """The dealer of the deal that ended in the tie."""
+    stacks: tuple[Amount, ...] | None = None
+    """Every seat's chips now (stake profiles), or None."""
 
 
 def turn_view(state: SessionState) -> TurnView:
@@ -73,9 +85,10 @@ def turn_view(state: SessionState) -> TurnView:
     legal = state.legal_actions()
     seat = legal.seat
     deal_events = state.events[state.deal_start :]
+    dark = state.dark_seat
     return TurnView(
         seat=seat,
-        cards=state.hands[seat],
+        cards=state.hands[seat] if legal.seen else (),
         pot_number=state.pot_number,
         replay=state.replay,
         dealer=state.dealer,
@@ -89,6 +102,10 @@ def turn_view(state: SessionState) -> TurnView:
         actions_in_deal=state.actions_in_deal,
         max_actions=state.rules.max_actions,
         legal=legal,
+        seen=legal.seen,
+        stacks=state.stacks(),
+        stake=state.stake if state.rules.stack is not None else None,
+        dark=dark if dark is not None and dark not in state.seen else None,
     )
 
 
@@ -120,16 +137,24 @@ def svara_view(state: SessionState) -> SvaraView:
         balances=tuple(state.balances),
         bots=state.bots,
         dealer=state.dealer,
+        stacks=state.stacks(),
     )
 
 
 def redact_for(event: Event, seat: int) -> Event:
     """The form of `event` that `seat` may receive.
 
-    A deal shows the seat only its own hand (and only if it was dealt in); every other event is
-    public, since showdowns and forced reveals show exactly the hands that were turned over.
+    A deal shows the seat only its own hand (if it was dealt in, and not while it may bet dark: its
+    `Looked` event gives its cards then); a look shows the cards to the looker only; a multiway open
+    shows the two hands to those two only. Every other event is public, since showdowns and forced
+    reveals show exactly the hands that were turned over.
     """
     if isinstance(event, Dealt):
-        own: Mapping[int, tuple[Card, ...]] = {seat: event.hands[seat]} if seat in event.hands else {}
-        return Dealt(event.pot, event.replay, event.dealer, own)
+        mine = seat in event.hands and seat not in event.unseen
+        own: Mapping[int, tuple[Card, ...]] = {seat: event.hands[seat]} if mine else {}
+        return Dealt(event.pot, event.replay, event.dealer, own, event.unseen)
+    if isinstance(event, Looked) and event.seat != seat:
+        return Looked(event.seat, ())
+    if isinstance(event, Compared) and seat not in (event.opener, event.target):
+        return Compared(event.pot, event.replay, event.opener, event.target, {}, {}, event.loser)
     return event
