@@ -28,7 +28,8 @@ from .match import public_session_id, run_session, session_key
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
 from .ratings import Sprt
 from .replay import describe_event, replay_file
-from .report import write_report
+from .report import SessionHistory, write_report, write_session_replay
+from .storage import FaultReason
 from .tournament import (
     LiveProgress,
     PairResult,
@@ -173,8 +174,12 @@ def _play(args: argparse.Namespace) -> int:
     result = _run_trio(lambda: run_session(GEORGIAN, specs, seed=seed, session_id=session_id, public_id=public_id,
                                           log_dir=out / "logs" / session_id, on_events=show, hidden=[history]))
     path = write_history(history, result.events)
-    print(f"\nSeed {seed}. History: {path}. Bot logs: {out / 'logs' / session_id}. "
-          f"The bots were told session id {public_id}.")
+    reasons = {report.bot: [FaultReason(kind, reason, count) for kind, reason, count in report.fault_reasons]
+               for report in result.seats if report.fault_reasons}
+    page = write_session_replay(out, SessionHistory(session_id, path, logs=out / "logs" / session_id,
+                                                    fault_reasons=reasons))
+    print(f"\nSeed {seed}. History: {path}. Replay: {page} (open it in a browser). "
+          f"Bot logs: {out / 'logs' / session_id}. The bots were told session id {public_id}.")
     for report in result.seats:
         telemetry = report.telemetry
         latency = telemetry["latency_ms"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from ._replays import tournament_sessions, write_replays
 from ._results import Results, load_results
 from ._site import Site, bot_page
 
@@ -23,6 +24,7 @@ def write_report(folder: Path, *, out: Path | None = None) -> Path:
     results = load_results(folder)
     site = Site(out if out is not None else results.folder / "report", title=results.tournament.name)
     site.copy_assets()
+    write_replays(site, tournament_sessions(results.folder, results.sessions))
     return _standings_page(site, results)
 
 

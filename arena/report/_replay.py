@@ -1,0 +1,550 @@
+"""A session's replay as data for the viewer: every step with the pot, each balance and the cards a
+reader of that page may see, built from the documented history format (docs/history.md) alone.
+
+Theory of operation: a history's records are read as docs/history.md describes them, never through
+the engine, so that a history written by any version of the arena with the same format renders.
+A seat's view is made by redacting the records first (`redact_records`: its own cards, and only
+the cards the table saw turned over) and then building the steps from what is left, so another
+seat's unshown cards are never in that page's data at all. Event kinds this viewer does not know
+(other rule profiles add some) become generic steps listing their fields; in a seat's view any
+field of theirs that holds a card is dropped, since this viewer cannot know who saw it.
+
+Steps: one per record after `session_start`, except that the antes of an ordinary deal join the
+deal's step (they are paid before anyone acts). Amounts stay exact: strings such as `"15/2"`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from ..engine import ArenaError
+from ..storage import FaultReason
+
+FORMAT_VERSION = 1
+"""The history format version this viewer reads (docs/history.md, "Format version")."""
+
+_CARD = re.compile(r"[6-9TJQKA][cdhs]")
+_SUITS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
+_RANK_NAMES = {"6": "six", "7": "seven", "8": "eight", "9": "nine", "T": "ten", "J": "jack", "Q": "queen",
+               "K": "king", "A": "ace"}
+_SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
+_KNOWN = frozenset({"session_start", "deal", "look", "ante", "action", "comparison", "short", "returned", "reveal",
+                    "showdown", "svara", "entry", "pot_won", "split", "session_cut", "session_end"})
+# Secret to a seat in format 1 (docs/history.md; arena.engine.redact_for does the same for the bots):
+# the other hands of a deal, and its own while it may bet dark (until it looks); another seat's
+# look; the two hands of a multiway open, except to those two. Everything else is public.
+_SECRET_START_FIELDS = ("seed",)
+"""A seeded history's seed deals every card of the session: a seat never learns it."""
+
+
+class ReplayDataError(ArenaError):
+    """A history this viewer cannot show: it names the record and what is wrong with it."""
+
+
+def card_text(card: str) -> str:
+    """A card as the viewer shows it: rank then suit symbol, ten as `10`.
+
+    >>> card_text("Th"), card_text("As")
+    ('10♥', 'A♠')
+    """
+    rank = "10" if card[0] == "T" else card[0]
+    return rank + _SUITS.get(card[1:], card[1:])
+
+
+def card_name(card: str) -> str:
+    """A card's spoken name, for screen readers.
+
+    >>> card_name("Qd")
+    'queen of diamonds'
+    """
+    return f"{_RANK_NAMES.get(card[:1], card[:1])} of {_SUIT_NAMES.get(card[1:], card[1:])}"
+
+
+def is_card(value: object) -> bool:
+    """Whether `value` is a card as histories write them (`"Th"`)."""
+    return isinstance(value, str) and _CARD.fullmatch(value) is not None
+
+
+def _holds_card(value: object) -> bool:
+    if isinstance(value, str):
+        return is_card(value)
+    if isinstance(value, Mapping):
+        return any(_holds_card(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(_holds_card(item) for item in value)
+    return False
+
+
+def redact_records(records: Sequence[Mapping[str, Any]], seat: int) -> list[dict[str, Any]]:
+    """The records as `seat` could know them: its own hand in each deal, the hands shown at a showdown
+    or a forced reveal, every public action; no seed; no card in an event kind this viewer does not know.
+    """
+    redacted: list[dict[str, Any]] = []
+    for record in records:
+        kind = record.get("event")
+        copy = dict(record)
+        if kind == "session_start":
+            for field in _SECRET_START_FIELDS:
+                copy.pop(field, None)
+        elif kind == "deal":
+            hands = record.get("hands")
+            if isinstance(hands, Mapping):
+                # Who was dealt in is public (everyone sees who holds cards); what they hold is not.
+                copy["dealt"] = sorted(int(key) for key in hands if isinstance(key, str) and key.isdigit())
+                unseen = record.get("unseen")
+                dark = isinstance(unseen, list) and seat in unseen
+                copy["hands"] = {key: cards for key, cards in hands.items() if key == str(seat) and not dark}
+            else:
+                copy["hands"] = {}
+        elif kind == "look":
+            if record.get("seat") != seat:
+                copy["cards"] = []
+        elif kind == "comparison":
+            if seat not in (record.get("opener"), record.get("target")):
+                copy["hands"], copy["values"] = {}, {}
+        elif kind not in _KNOWN:
+            copy = {key: value for key, value in record.items() if key == "event" or not _holds_card(value)}
+            hidden = sorted(key for key in record if key not in copy)
+            if hidden:
+                copy["hidden_fields"] = hidden
+        redacted.append(copy)
+    return redacted
+
+
+def _amount(record: Mapping[str, Any], field: str, number: int) -> Fraction:
+    value = record.get(field)
+    if not isinstance(value, str):
+        raise ReplayDataError(f"record {number} ({record.get('event')}): {field} must be an amount string, "
+                              f"not {value!r}")
+    try:
+        return _parse(value)
+    except (ValueError, ZeroDivisionError):
+        raise ReplayDataError(f"record {number} ({record.get('event')}): {field} is not an amount: {value!r}") from None
+
+
+# A session repeats a few amounts thousands of times: parse and print each once.
+@functools.lru_cache(maxsize=4096)
+def _parse(value: str) -> Fraction:
+    return Fraction(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _text(amount: Fraction) -> str:
+    return str(amount)
+
+
+def _seat(record: Mapping[str, Any], field: str, number: int, seats: int) -> int:
+    value = record.get(field)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < seats:
+        raise ReplayDataError(f"record {number} ({record.get('event')}): {field} must be a seat 0..{seats - 1}, "
+                              f"not {value!r}")
+    return value
+
+
+def _seat_map(record: Mapping[str, Any], field: str, number: int, seats: int) -> dict[int, Any]:
+    value = record.get(field)
+    if not isinstance(value, Mapping):
+        raise ReplayDataError(f"record {number} ({record.get('event')}): {field} must be an object keyed by seat")
+    result: dict[int, Any] = {}
+    for key, item in value.items():
+        if not (isinstance(key, str) and key.isdigit() and int(key) < seats):
+            raise ReplayDataError(f"record {number} ({record.get('event')}): {field} has a key {key!r} that is "
+                                  f"not a seat")
+        result[int(key)] = item
+    return result
+
+
+def _cards(value: object, number: int) -> list[str]:
+    if not isinstance(value, list) or not all(is_card(card) for card in value):
+        raise ReplayDataError(f"record {number}: hands must be lists of cards, not {value!r}")
+    return list(value)
+
+
+class _Builder:
+    """Walks the records once, keeping the table as a reader of the page sees it."""
+
+    def __init__(self, start: Mapping[str, Any], *, seat: int | None,
+                 reasons: Mapping[str, Sequence[FaultReason]]) -> None:
+        seats = start.get("seats")
+        if not isinstance(seats, list) or not seats or not all(
+                isinstance(entry, Mapping) and isinstance(entry.get("bot"), str) for entry in seats):
+            raise ReplayDataError("record 1 (session_start): seats must be a list of {seat, bot}")
+        self.bots: list[str] = [entry["bot"] for entry in seats]
+        if seat is not None and not 0 <= seat < len(self.bots):
+            raise ReplayDataError(f"no seat {seat} in a session of {len(self.bots)} seats")
+        self.view = seat
+        self.reasons = reasons
+        self.pot = Fraction(0)
+        self.balances = [Fraction(0)] * len(self.bots)
+        self.pot_number = 0
+        self.replay = 0
+        self.dealer: int | None = None
+        self.cards: dict[int, list[str] | None] = {}
+        """Seats dealt in this deal: their cards, or None when the reader cannot know them."""
+        self.values: dict[int, str] = {}
+        self.folded: set[int] = set()
+        self.faulted: dict[int, str] = {}
+        self.stacks: list[Fraction] | None = None
+        """Each seat's starting stack, in a stake profile (a stack is its starting stack plus its balance)."""
+        stacks = start.get("stacks")
+        if stacks is not None:
+            found = _seat_map(start, "stacks", 1, len(self.bots))
+            self.stacks = [_amount({"event": "session_start", "stack": found.get(seat, "0")}, "stack", 1)
+                           for seat in range(len(self.bots))]
+        self.dark: set[int] = set()
+        """Seats that may still bet without having seen their cards."""
+        self.steps: list[dict[str, Any]] = []
+        self.hand_sets: list[list[dict[str, Any] | None]] = []
+        self.pots: list[dict[str, Any]] = []
+        self.curve: list[list[str]] = [["0"] * len(self.bots)]
+        self.faults: list[dict[str, Any]] = []
+        self.notes: list[str] = []
+
+    def name(self, seat: int) -> str:
+        return self.bots[seat]
+
+    def _hands(self) -> list[dict[str, Any] | None]:
+        hands: list[dict[str, Any] | None] = []
+        for seat in range(len(self.bots)):
+            if seat not in self.cards:
+                hands.append(None)
+                continue
+            hands.append({"cards": self.cards[seat], "value": self.values.get(seat), "folded": seat in self.folded,
+                          "fault": self.faulted.get(seat), "dark": seat in self.dark})
+        return hands
+
+    def _hand_set(self) -> int:
+        # Steps share the table of hands until a deal, a fold or a show changes it: a page holds
+        # each state once (a session of 100 steps has a dozen or so).
+        hands = self._hands()
+        if not self.hand_sets or self.hand_sets[-1] != hands:
+            self.hand_sets.append(hands)
+        return len(self.hand_sets) - 1
+
+    def step(self, number: int, kind: str, text: str, *, actor: int | None = None, fault: str | None = None,
+             reason: str | None = None) -> None:
+        step: dict[str, Any] = {
+            "record": number, "kind": kind, "text": text, "pot_number": self.pot_number, "replay": self.replay,
+            "pot": _text(self.pot),
+            "balances": [_text(balance) for balance in self.balances], "hands": self._hand_set(),
+            "dealer": self.dealer, "actor": actor,
+        }
+        if self.stacks is not None:
+            step["stacks"] = [_text(stack + balance) for stack, balance in zip(self.stacks, self.balances, strict=True)]
+        if fault is not None:
+            step["fault"] = fault
+            step["reason"] = reason
+        self.steps.append(step)
+
+    def fault_reason(self, seat: int, kind: str) -> str | None:
+        notes = [note for note in self.reasons.get(self.name(seat), ()) if note.kind == kind]
+        if not notes:
+            return None
+        return " / ".join(note.reason for note in notes)
+
+    def record(self, record: Mapping[str, Any], number: int) -> None:
+        kind = record["event"]
+        seats = len(self.bots)
+        if kind == "deal":
+            self.pot_number = _int(record, "pot", number)
+            self.replay = _int(record, "replay", number)
+            self.dealer = _seat(record, "dealer", number, seats)
+            hands = _seat_map(record, "hands", number, seats)
+            dealt = self._dealt_seats(record, hands)
+            if self.replay == 0:
+                self.pot = Fraction(0)
+                self.pots.append({"pot": self.pot_number, "step": len(self.steps), "winner": None, "split": None,
+                                  "amount": None, "shown": None, "svaras": 0, "balances": None})
+            self.cards = {seat: (_cards(hands[seat], number) if seat in hands else None) for seat in dealt}
+            self.values, self.folded, self.faulted = {}, set(), {}
+            unseen = record.get("unseen")
+            self.dark = {s for s in unseen if isinstance(s, int)} if isinstance(unseen, list) else set()
+            what = (f"Pot {self.pot_number}" if self.replay == 0
+                    else f"Pot {self.pot_number}, svara replay {self.replay}")
+            self.step(number, kind, f"{what}: {self.name(self.dealer)} deals to "
+                      f"{', '.join(self.name(seat) for seat in dealt)}")
+        elif kind == "ante":
+            seat = _seat(record, "seat", number, seats)
+            amount = _amount(record, "amount", number)
+            self.pot += amount
+            self.balances[seat] -= amount
+            last = self.steps[-1] if self.steps else None
+            if last is not None and last["kind"] in ("deal", "ante") and last["pot_number"] == self.pot_number:
+                # The antes are paid before anyone acts: they belong to the deal's step.
+                antes = last.setdefault("antes", [])
+                antes.append(f"{self.name(seat)} {_text(amount)}")
+                last["text"] = last["text"].split("; antes")[0] + "; antes " + ", ".join(antes)
+                last["pot"] = _text(self.pot)
+                last["balances"] = [_text(balance) for balance in self.balances]
+            else:
+                self.step(number, kind, f"{self.name(seat)} pays the ante, {_text(amount)}", actor=seat)
+        elif kind == "action":
+            self._action(record, number)
+        elif kind in ("showdown", "reveal"):
+            self._compare(record, number, kind)
+        elif kind == "svara":
+            frozen = _amount(record, "frozen_pot", number)
+            price = _amount(record, "price", number)
+            tied = _list(record, "tied", number, seats)
+            eligible = _list(record, "eligible", number, seats)
+            if self.pots:
+                self.pots[-1]["svaras"] += 1
+            asked = (f"offered to {', '.join(self.name(s) for s in eligible)}" if eligible
+                     else "nobody else may re-enter")
+            self.step(number, kind, f"Svara: {' and '.join(self.name(s) for s in tied)} tie; the pot of "
+                      f"{_text(frozen)} is frozen and replayed; re-entry costs {_text(price)}, {asked}")
+        elif kind == "entry":
+            seat = _seat(record, "seat", number, seats)
+            amount = _amount(record, "amount", number)
+            self.pot += amount
+            self.balances[seat] -= amount
+            fault = record.get("fault")
+            if record.get("accepted") is True:
+                text = f"{self.name(seat)} re-enters for {_text(amount)}"
+            else:
+                text = f"{self.name(seat)} declines to re-enter"
+            self._fault_step(number, kind, text, seat, fault)
+        elif kind == "pot_won":
+            self._pot_won(record, number)
+        elif kind == "split":
+            self._split(record, number)
+        elif kind == "look":
+            seat = _seat(record, "seat", number, seats)
+            cards = record.get("cards")
+            if isinstance(cards, list) and cards:
+                self.cards[seat] = _cards(cards, number)
+            self.dark.discard(seat)
+            self.step(number, kind, f"{self.name(seat)} looks at its cards", actor=seat)
+        elif kind == "comparison":
+            self._comparison(record, number)
+        elif kind == "short":
+            seat = _seat(record, "seat", number, seats)
+            paid, needed = _amount(record, "paid", number), _amount(record, "needed", number)
+            self.step(number, kind, f"{self.name(seat)} is short of chips: it paid {_text(paid)}, all it had, "
+                      f"of {_text(needed)}; the hands are compared at once", actor=seat)
+        elif kind == "returned":
+            seat = _seat(record, "seat", number, seats)
+            amount = _amount(record, "amount", number)
+            self.pot -= amount
+            self.balances[seat] += amount
+            self.step(number, kind, f"{_text(amount)} goes back to {self.name(seat)}: the part of its last "
+                      "payment nobody matched", actor=seat)
+        elif kind == "session_cut":
+            cut = _list(record, "seats", number, seats)
+            self.step(number, kind, f"The session ends after {record.get('pots_played')} pots: "
+                      f"{', '.join(self.name(s) for s in cut)} cannot pay the next ante")
+        elif kind == "session_end":
+            balances = _seat_map(record, "balances", number, seats)
+            for seat, value in balances.items():
+                self.balances[seat] = _amount({"balance": value, "event": kind}, "balance", number)
+            winners = record.get("winners")
+            names = [self.name(s) for s in winners if isinstance(s, int) and 0 <= s < seats] if isinstance(
+                winners, list) else []
+            self.step(number, kind, f"Session over: {' and '.join(names) or 'nobody'} "
+                      f"{'wins' if len(names) == 1 else 'share the lead'}; "
+                      + ", ".join(f"{self.name(s)} {_text(b)}" for s, b in enumerate(self.balances)))
+        else:
+            self._unknown(record, number)
+
+    def _dealt_seats(self, record: Mapping[str, Any], hands: Mapping[int, Any]) -> list[int]:
+        # A seat's redacted view of a deal lists only its own hand; who was dealt in is public
+        # (`dealt`, which redact_records keeps); an unredacted deal lists every hand.
+        dealt = record.get("dealt")
+        if isinstance(dealt, list) and all(isinstance(s, int) and 0 <= s < len(self.bots) for s in dealt):
+            return sorted(dealt)
+        return sorted(hands)
+
+    def _fault_step(self, number: int, kind: str, text: str, seat: int, fault: object) -> None:
+        if isinstance(fault, str):
+            reason = self.fault_reason(seat, fault)
+            self.faulted[seat] = fault
+            self.faults.append({"step": len(self.steps), "seat": seat, "bot": self.name(seat), "kind": fault,
+                                "reason": reason, "pot": self.pot_number})
+            text += f" [fault: {fault}{', ' + reason if reason else ''}; the arena acted for the bot]"
+            self.step(number, kind, text, actor=seat, fault=fault, reason=reason)
+        else:
+            self.step(number, kind, text, actor=seat)
+
+    def _action(self, record: Mapping[str, Any], number: int) -> None:
+        seat = _seat(record, "seat", number, len(self.bots))
+        amount = _amount(record, "amount", number)
+        action = record.get("kind")
+        self.pot += amount
+        self.balances[seat] -= amount
+        name, paid = self.name(seat), _text(amount)
+        stake = record.get("stake")
+        if action == "fold":
+            self.folded.add(seat)
+            text = f"{name} folds"
+        elif action in _ACTION_TEXT:
+            text = _ACTION_TEXT[action].format(name=name, paid=paid, stake=stake)
+        else:
+            text = f"{name}: {action}, pays {paid}" + (f", stake {stake}" if stake is not None else "")
+        self._fault_step(number, "action", text, seat, record.get("fault"))
+
+    def _compare(self, record: Mapping[str, Any], number: int, kind: str) -> None:
+        seats = len(self.bots)
+        hands = _seat_map(record, "hands", number, seats)
+        values = _seat_map(record, "values", number, seats)
+        for seat, cards in hands.items():
+            self.cards[seat] = _cards(cards, number)
+        for seat, label in values.items():
+            self.values[seat] = str(label)
+        winner = record.get("winner")
+        shown = ", ".join(f"{self.name(seat)} {self.values.get(seat, '?')}" for seat in hands)
+        result = (f"{self.name(winner)} wins" if isinstance(winner, int) and 0 <= winner < seats
+                  else "a tie: svara")
+        what = "Showdown" if kind == "showdown" else "The action cap is reached: everyone still in reveals"
+        self.step(number, kind, f"{what}: {shown}; {result}")
+
+    def _comparison(self, record: Mapping[str, Any], number: int) -> None:
+        seats = len(self.bots)
+        opener, target = _seat(record, "opener", number, seats), _seat(record, "target", number, seats)
+        loser = _seat(record, "loser", number, seats)
+        hands = _seat_map(record, "hands", number, seats)
+        values = _seat_map(record, "values", number, seats)
+        for seat, cards in hands.items():
+            self.cards[seat] = _cards(cards, number)
+        for seat, label in values.items():
+            self.values[seat] = str(label)
+        self.folded.add(loser)
+        shown = (": " + ", ".join(f"{self.name(s)} {values[s]}" for s in (opener, target) if s in values)
+                 if values else " (only those two saw the hands)")
+        self.step(number, "comparison", f"{self.name(opener)} compares hands with {self.name(target)}{shown}; "
+                  f"{self.name(loser)} leaves the deal", actor=opener)
+
+    def _split(self, record: Mapping[str, Any], number: int) -> None:
+        seats = len(self.bots)
+        tied = _list(record, "seats", number, seats)
+        amount, share = _amount(record, "amount", number), _amount(record, "share", number)
+        self._settle(record, number, {seat: share for seat in tied})
+        if self.pots:
+            self.pots[-1].update(winner=None, split=[self.name(s) for s in tied], amount=_text(amount), shown=True,
+                                 balances=[_text(b) for b in self.balances])
+        self.step(number, "split", f"{' and '.join(self.name(s) for s in tied)} tie and split pot "
+                  f"{self.pot_number}: {_text(amount)}, {_text(share)} each")
+
+    def _settle(self, record: Mapping[str, Any], number: int, paid: Mapping[int, Fraction]) -> None:
+        # The recorded balances are the truth; a difference from this viewer's sums is noted.
+        seats = len(self.bots)
+        recorded = {s: _amount({"event": record["event"], "balance": v}, "balance", number)
+                    for s, v in _seat_map(record, "balances", number, seats).items()}
+        computed = [balance + paid.get(seat, Fraction(0)) for seat, balance in enumerate(self.balances)]
+        if any(recorded.get(s, computed[s]) != computed[s] for s in range(seats)) and not self.notes:
+            self.notes.append(f"record {number}: the balances this viewer added up differ from the recorded "
+                              "ones (events it does not know may move chips); the recorded balances are shown")
+        self.balances = [recorded.get(s, computed[s]) for s in range(seats)]
+        self.pot = Fraction(0)
+        self.curve.append([_text(b) for b in self.balances])
+
+    def _pot_won(self, record: Mapping[str, Any], number: int) -> None:
+        seats = len(self.bots)
+        seat = _seat(record, "seat", number, seats)
+        amount = _amount(record, "amount", number)
+        self._settle(record, number, {seat: amount})
+        shown = record.get("shown") is True
+        if self.pots:
+            self.pots[-1].update(winner=seat, amount=_text(amount), shown=shown,
+                                 balances=[_text(b) for b in self.balances])
+        self.step(number, "pot_won", f"{self.name(seat)} wins pot {self.pot_number}: {_text(amount)}"
+                  + ("" if shown else " (nobody saw its cards)"), actor=seat)
+
+    def _unknown(self, record: Mapping[str, Any], number: int) -> None:
+        kind = str(record["event"])
+        fields = ", ".join(f"{key} {_generic(value)}" for key, value in record.items()
+                           if key not in ("event", "hidden_fields"))
+        hidden = record.get("hidden_fields")
+        if isinstance(hidden, list) and hidden:
+            fields += ("; " if fields else "") + f"{', '.join(map(str, hidden))} not shown in a seat's view"
+        actor = record.get("seat")
+        self.step(number, kind, f"{kind}: {fields}" if fields else kind,
+                  actor=actor if isinstance(actor, int) and 0 <= actor < len(self.bots) else None)
+
+
+_ACTION_TEXT = {
+    "bet": "{name} bets {paid}",
+    "show": "{name} pays {paid} and asks for a show",
+    "dark_bet": "{name} bets {paid} dark, without looking at its cards",
+    "support": "{name} supports the stake, paying {paid}",
+    "raise": "{name} raises the stake to {stake}, paying {paid}",
+    "open": "{name} pays {paid} to open: the hands are shown",
+    "call": "{name} calls, paying {paid}",
+    "multiway_open": "{name} pays {paid} to compare hands with the last payer",
+}
+"""How each action kind of docs/history.md reads; a kind not here is shown as its fields."""
+
+
+def _generic(value: object) -> str:
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{key}: {_generic(item)}" for key, item in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_generic(item) for item in value) + "]"
+    if is_card(value):
+        return card_text(str(value))
+    return str(value)
+
+
+def _int(record: Mapping[str, Any], field: str, number: int) -> int:
+    value = record.get(field)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ReplayDataError(f"record {number} ({record.get('event')}): {field} must be a count, not {value!r}")
+    return value
+
+
+def _list(record: Mapping[str, Any], field: str, number: int, seats: int) -> list[int]:
+    value = record.get(field)
+    if not isinstance(value, list) or not all(
+            isinstance(item, int) and not isinstance(item, bool) and 0 <= item < seats for item in value):
+        raise ReplayDataError(f"record {number} ({record.get('event')}): {field} must be a list of seats")
+    return value
+
+
+def replay_data(records: Sequence[Mapping[str, Any]], *, seat: int | None = None,
+                fault_reasons: Mapping[str, Sequence[FaultReason]] | None = None) -> dict[str, Any]:
+    """The viewer's data for a history: the organiser's (every hand) or, with `seat`, that seat's.
+
+    Args:
+        records: the history's records (`arena.history.read_history`).
+        seat: build the view of this seat from the records redacted for it (`redact_records`).
+        fault_reasons: each bot's faults with the reasons the arena gave (not in the history itself).
+
+    Raises:
+        ReplayDataError: a record this viewer cannot read; the message names it.
+    """
+    if not records or records[0].get("event") != "session_start":
+        raise ReplayDataError("record 1: a history starts with a session_start record")
+    if seat is not None:
+        records = redact_records(records, seat)
+    start = records[0]
+    builder = _Builder(start, seat=seat, reasons=fault_reasons or {})
+    for number, record in enumerate(records[1:], start=2):
+        builder.record(record, number)
+    version = start.get("format", FORMAT_VERSION)
+    notes = list(builder.notes)
+    if version != FORMAT_VERSION:
+        notes.insert(0, f"this history says it is format {version!r}; this viewer reads format {FORMAT_VERSION}, "
+                        "so anything it does not know is shown as plain fields")
+    table = {key: start.get(key) for key in ("ante", "opening_stake", "max_bet", "pots", "max_actions")}
+    return {
+        "format": version,
+        "viewer_format": FORMAT_VERSION,
+        "session": str(start.get("session", "")),
+        "profile": str(start.get("profile", "")),
+        "seed": start.get("seed") if seat is None else None,
+        "dealing": start.get("dealing"),
+        "options": {str(key): str(value) for key, value in start["options"].items()}
+        if isinstance(start.get("options"), Mapping) else {},
+        "bots": builder.bots,
+        "view": seat,
+        "table": table,
+        "steps": builder.steps,
+        "hand_sets": builder.hand_sets,
+        "pots": builder.pots,
+        "curve": builder.curve,
+        "faults": builder.faults,
+        "notes": notes,
+    }

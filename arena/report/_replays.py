@@ -1,0 +1,214 @@
+"""Replay pages: for every session an organiser's page and one page per seat, with the balance curve,
+the faults, the bots' logs and the sessions of its duplicate block side by side.
+
+Where they go: `sessions/<page>.html` (the organiser's view, `session_page`) and
+`sessions/<page>.seat<N>.html` (seat N's view; `page_name` never yields a dot, so no session's page
+can take a seat page's name). Each page embeds its own data (`replay_data`) as JSON, read by
+`assets/replay.js`; the scripts and styles are the package's own, copied into `assets/`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from markupsafe import Markup
+
+from ..history import read_history
+from ..storage import FaultReason, SessionRecord, SessionStatus, Store
+from ._replay import card_name, card_text, replay_data
+from ._site import Site, page_name, session_page
+
+REPLAY_ASSETS = ("report.css", "replay.css", "replay.js")
+"""The assets a replay page links to."""
+
+_COLORS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
+"""Okabe and Ito's colours, told apart by people with any common colour blindness."""
+_DASHES = ("", "7 4", "2 3", "9 3 2 3", "4 4", "12 2")
+"""A second cue besides colour: each seat's line has its own dash pattern."""
+
+
+@dataclass(frozen=True)
+class SessionHistory:
+    """A session to show: its history, where its bots' logs are, why the arena acted for its bots."""
+
+    session: str
+    """The session's id (its page's name comes from it)."""
+    history: Path
+    logs: Path | None = None
+    """The folder of its bots' logs (`<bot>.stdout.log`, `<bot>.stderr.log`), when there is one."""
+    fault_reasons: Mapping[str, Sequence[FaultReason]] = field(default_factory=dict)
+    """Each bot's faults in this session with the arena's reasons (histories keep only the kind)."""
+
+
+def seat_page(session_id: str, seat: int) -> str:
+    """Where seat `seat`'s view of a session is, relative to the report's root."""
+    return f"sessions/{page_name(session_id)}.seat{seat}.html"
+
+
+def balance_curve(curve: Sequence[Sequence[str]], bots: Sequence[str]) -> dict[str, Any]:
+    """The geometry of a balance chart: one polyline per seat over the pots (index 0 is the start)."""
+    width, height, left, right, top, bottom = 680, 260, 52, 180, 12, 232
+    pots = max(len(curve) - 1, 1)
+    values = [[Fraction(amount) for amount in row] for row in curve] or [[Fraction(0)] * len(bots)]
+    low = min(min(row) for row in values + [[Fraction(0)]])
+    high = max(max(row) for row in values + [[Fraction(0)]])
+    if high == low:
+        high, low = high + 1, low - 1
+    dx = (width - left - right) / pots
+
+    def y(value: Fraction) -> float:
+        return round(bottom - float((value - low) / (high - low)) * (bottom - top), 1)
+
+    lines = []
+    for seat, bot in enumerate(bots):
+        points = " ".join(f"{round(left + index * dx, 1)},{y(row[seat])}" for index, row in enumerate(values))
+        lines.append({"label": f"{bot} (seat {seat})", "color": _COLORS[seat % len(_COLORS)],
+                      "dash": _DASHES[seat % len(_DASHES)], "points": points})
+    ticks = sorted({low, Fraction(0), high})
+    every = max(1, pots // 8)
+    final = ", ".join(f"{bot} {row}" for bot, row in zip(bots, curve[-1], strict=True)) if curve else ""
+    return {
+        "width": width, "height": height, "x0": left, "x1": width - right, "dx": round(dx, 3), "top": top,
+        "bottom": bottom, "zero": y(Fraction(0)),
+        "y_ticks": [{"y": y(tick), "label": str(tick)} for tick in ticks],
+        "x_ticks": [{"x": round(left + index * dx, 1), "label": str(index)}
+                    for index in range(0, len(values)) if index % every == 0 or index == len(values) - 1],
+        "lines": lines,
+        "description": f"Balances after each of {len(curve) - 1} pots, starting at 0; final balances: {final}. "
+                       "The table of pots below lists every value.",
+    }
+
+
+def _card(card: str) -> dict[str, str]:
+    return {"text": card_text(card), "name": card_name(card), "css": "card red" if card[1:] in ("h", "d") else "card"}
+
+
+def _block(members: Sequence[tuple[SessionHistory, list[dict[str, Any]]]]) -> dict[str, Any]:
+    """The sessions of a duplicate block side by side: each pot's ordinary deal and who won it."""
+    sessions = []
+    rows: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for session, records in members:
+        bots = [entry["bot"] for entry in records[0]["seats"]]
+        deals = {r["pot"]: r for r in records if r.get("event") == "deal" and r.get("replay") == 0}
+        wins = {r["pot"]: r for r in records if r.get("event") == "pot_won"}
+        end = next((r for r in records if r.get("event") == "session_end"), None)
+        balances = [f"{bots[int(seat)]} {amount}" for seat, amount in end["balances"].items()] if end else []
+        sessions.append({"id": session.session, "href": PurePosixPath(session_page(session.session)).name,
+                         "balances": balances})
+        for pot in sorted(deals):
+            won = wins.get(pot)
+            rows[pot].append({
+                "hands": [{"bot": bots[int(seat)], "cards": [_card(card) for card in cards]}
+                          for seat, cards in deals[pot]["hands"].items()],
+                "winner": bots[won["seat"]] if won else None, "amount": won["amount"] if won else None})
+    return {"sessions": sessions, "rows": [{"pot": pot, "cells": cells} for pot, cells in sorted(rows.items())
+                                           if len(cells) == len(members)]}
+
+
+LOG_TAIL_BYTES = 64 * 1024
+"""How much of each bot log a report keeps when the log lies outside it (its end: where a crash is)."""
+
+
+def _logs(site: Site, session: SessionHistory, bots: Sequence[str]) -> dict[str, list[tuple[str, Path]]]:
+    """Each bot's logs: the log itself when it lies inside the report's folder (as `play --out` leaves
+    them), else a copy of its last LOG_TAIL_BYTES in the report's `logs/`, so the report stays whole
+    when it is moved or shared. Empty logs are left out."""
+    found: dict[str, list[tuple[str, Path]]] = {bot: [] for bot in bots}
+    if session.logs is None:
+        return found
+    root = site.out.resolve()
+    for bot in bots:
+        for stream in ("stdout", "stderr"):
+            path = session.logs / f"{bot}.{stream}.log"
+            try:
+                size = path.stat().st_size if path.is_file() else 0
+            except OSError:
+                size = 0
+            if not size:
+                continue
+            target = path.resolve()
+            label = f"{bot}: {stream}"
+            if not target.is_relative_to(root):
+                with path.open("rb") as log:
+                    log.seek(max(0, size - LOG_TAIL_BYTES))
+                    tail = log.read(LOG_TAIL_BYTES).decode("utf-8", errors="replace")
+                if size > LOG_TAIL_BYTES:
+                    tail = f"[seka-arena report: the last {LOG_TAIL_BYTES} of {size} bytes of {path}]\n" + tail
+                    label += f" (its last {LOG_TAIL_BYTES // 1024} KiB)"
+                target = root / "logs" / page_name(session.session) / f"{page_name(bot)}.{stream}.txt"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(tail, encoding="utf-8")
+            found[bot].append((label, target))
+    return found
+
+
+def write_replays(site: Site, sessions: Sequence[SessionHistory]) -> list[Path]:
+    """Write every session's organiser page and its seat pages into `site`; return the pages written.
+
+    Histories are read as docs/history.md describes them (`read_history`).
+
+    Raises:
+        arena.history.HistoryError: a history that is not JSON Lines of event records.
+        ReplayDataError: a record the viewer cannot read.
+    """
+    loaded = [(session, read_history(session.history)) for session in sessions]
+    by_seed: dict[str, list[tuple[SessionHistory, list[dict[str, Any]]]]] = defaultdict(list)
+    for session, records in loaded:
+        start = records[0] if records else {}
+        if start.get("dealing") == "seeded" and isinstance(start.get("seed"), str):
+            by_seed[start["seed"]].append((session, records))
+    site.copy_assets(REPLAY_ASSETS)
+    # What every view of a session shows alike (its pots, its block) is rendered once.
+    blocks = {seed: Markup(site.env.get_template("_replay_block.html").render(block=_block(members)))
+              for seed, members in by_seed.items() if len(members) > 1}
+    pots_template = site.env.get_template("_replay_pots.html")
+    written = []
+    for session, records in loaded:
+        organiser = replay_data(records, fault_reasons=session.fault_reasons)
+        bots = organiser["bots"]
+        pots = Markup(pots_template.render(data=organiser, curve=balance_curve(organiser["curve"], bots)))
+        block = blocks.get(str(records[0].get("seed")), Markup()) if records else Markup()
+        logs = _logs(site, session, bots)
+        pages = [session_page(session.session)] + [seat_page(session.session, seat) for seat in range(len(bots))]
+        names = ["Organiser: every hand"] + [f"Seat {seat}: {bot}" for seat, bot in enumerate(bots)]
+        for view, page in enumerate(pages):
+            seat = None if view == 0 else view - 1
+            # A seat sees the reasons of its own bot's faults only (a crash's reason quotes the bot's
+            # stderr), and its own bot's logs only: another bot's could print its cards.
+            data = organiser if seat is None else replay_data(
+                records, seat=seat, fault_reasons={bots[seat]: session.fault_reasons.get(bots[seat], ())})
+            views = [{"label": name, "href": PurePosixPath(other).name, "current": other == page}
+                     for name, other in zip(names, pages, strict=True)]
+            folder = site.out.resolve().joinpath(*PurePosixPath(page).parts[:-1])
+            links = [(label, Path(os.path.relpath(path, folder)).as_posix())
+                     for bot in (bots if seat is None else [bots[seat]]) for label, path in logs[bot]]
+            written.append(site.render("replay.html", page, data=data, views=views, pots=pots,
+                                       block=block if seat is None else Markup(), logs=links))
+    return written
+
+
+def tournament_sessions(folder: Path, sessions: Sequence[SessionRecord]) -> list[SessionHistory]:
+    """The finished sessions of a results folder as replays: histories, logs and fault reasons as the
+    tournament stored them (`histories/`, `logs/<session>/`, tournament.sqlite); only read."""
+    with Store.open(folder / "tournament.sqlite", read_only=True) as store:
+        reasons = store.fault_reasons()
+    by_session: dict[str, dict[str, list[FaultReason]]] = defaultdict(lambda: defaultdict(list))
+    for bot, items in reasons.items():
+        for reason in items:
+            for session in reason.sessions:
+                by_session[session][bot].append(reason)
+    return [SessionHistory(record.id, folder / record.history_path, logs=folder / "logs" / record.id,
+                           fault_reasons=by_session.get(record.id, {}))
+            for record in sessions if record.status is SessionStatus.FINISHED and record.history_path is not None]
+
+
+def write_session_replay(out: Path, session: SessionHistory) -> Path:
+    """The replay pages of one session (as `seka-arena play --out` writes them); returns the organiser's page."""
+    site = Site(out, title=f"Session {session.session}", context={"navigation": ()})
+    return write_replays(site, [session])[0]

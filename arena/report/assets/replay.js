@@ -1,0 +1,198 @@
+/* seka-arena replay viewer: steps through the JSON a replay page embeds (id "replay-data").
+ * The page's data already holds only what its reader may see (a seat's view is redacted when the
+ * report is written); this script only shows one step at a time. No framework, no network.
+ * Keys: ArrowRight / ArrowLeft a step, PageDown / PageUp a pot, Home / End the first or last step.
+ * The step is kept in the address (#step-N), so a link can point at any moment of a session. */
+(function () {
+  "use strict";
+  var source = document.getElementById("replay-data");
+  if (!source) { return; }
+  var data = JSON.parse(source.textContent);
+  var steps = data.steps;
+  var suits = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
+  var suitNames = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
+  var rankNames = { "6": "six", "7": "seven", "8": "eight", "9": "nine", T: "ten", J: "jack", Q: "queen",
+    K: "king", A: "ace" };
+  var index = 0;
+
+  function element(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) { node.className = className; }
+    if (text !== undefined) { node.textContent = text; }
+    return node;
+  }
+
+  function cardNode(card) {
+    var node = element("span", "card" + (card[1] === "h" || card[1] === "d" ? " red" : ""),
+      (card[0] === "T" ? "10" : card[0]) + (suits[card[1]] || card[1]));
+    node.title = (rankNames[card[0]] || card[0]) + " of " + (suitNames[card[1]] || card[1]);
+    return node;
+  }
+
+  function dealStart(at) {
+    var start = at;
+    while (start > 0 && steps[start].kind !== "deal") { start -= 1; }
+    return start;
+  }
+
+  function renderSeats(step) {
+    var list = document.getElementById("seats");
+    list.textContent = "";
+    data.bots.forEach(function (bot, seat) {
+      var hand = data.hand_sets[step.hands][seat];
+      var item = element("li", "seat");
+      item.setAttribute("data-seat", String(seat));
+      if (step.actor === seat) { item.classList.add("acting"); }
+      if (hand && hand.folded) { item.classList.add("folded"); }
+      if (data.view === seat) { item.classList.add("own"); }
+      var name = element("p", "seat-name");
+      name.appendChild(element("strong", "", bot));
+      name.appendChild(document.createTextNode(" seat " + seat));
+      if (step.dealer === seat) { name.appendChild(element("span", "badge", "dealer")); }
+      if (data.view === seat) { name.appendChild(element("span", "badge", "you")); }
+      if (hand && hand.dark) { name.appendChild(element("span", "badge", "dark: has not looked")); }
+      item.appendChild(name);
+      var balance = element("p", "balance");
+      balance.appendChild(document.createTextNode("balance "));
+      balance.appendChild(element("strong", "amount", step.balances[seat]));
+      if (step.stacks) {
+        balance.appendChild(document.createTextNode(", stack "));
+        balance.appendChild(element("strong", "stack", step.stacks[seat]));
+      }
+      item.appendChild(balance);
+      var cards = element("p", "cards");
+      if (!hand) {
+        cards.appendChild(element("span", "muted", "not in this deal"));
+      } else if (hand.cards === null) {
+        cards.appendChild(element("span", "hidden-cards", "three cards, unseen"));
+      } else {
+        hand.cards.forEach(function (card, at) {
+          if (at) { cards.appendChild(document.createTextNode(" ")); }
+          cards.appendChild(cardNode(card));
+        });
+        if (hand.value !== null) {
+          cards.appendChild(document.createTextNode(" "));
+          cards.appendChild(element("span", "value", hand.value));
+        }
+      }
+      item.appendChild(cards);
+      var status = [];
+      if (hand && hand.folded) { status.push("folded"); }
+      if (hand && hand.fault) { status.push("fault: " + hand.fault); }
+      item.appendChild(element("p", "status", status.join(", ")));
+      list.appendChild(item);
+    });
+  }
+
+  function renderLog(at) {
+    var log = document.getElementById("deal-log");
+    log.textContent = "";
+    for (var i = dealStart(at); i <= at; i += 1) {
+      var item = element("li", steps[i].fault ? "fault" : "");
+      var link = element("a", "", steps[i].text);
+      link.href = "#viewer";
+      link.setAttribute("data-step", String(i + 1));
+      item.value = i + 1;
+      if (i === at) { link.setAttribute("aria-current", "step"); }
+      item.appendChild(link);
+      log.appendChild(item);
+    }
+  }
+
+  function moveMarker(step) {
+    var marker = document.getElementById("curve-marker");
+    if (!marker) { return; }
+    var svg = marker.ownerSVGElement;
+    var x0 = Number(svg.getAttribute("data-x0"));
+    var dx = Number(svg.getAttribute("data-dx"));
+    // Between the points of the pot before and of this pot while it is played; on the point once won.
+    var done = step.kind === "pot_won" || step.kind === "session_end";
+    var x = x0 + dx * Math.max(step.pot_number - (done ? 0 : 0.5), 0);
+    marker.setAttribute("x1", String(x));
+    marker.setAttribute("x2", String(x));
+  }
+
+  function render() {
+    var step = steps[index];
+    var where = "Step " + (index + 1) + " of " + steps.length;
+    if (step.pot_number) {
+      where += " \u00b7 pot " + step.pot_number + " of " + data.table.pots;
+      if (step.replay) { where += " \u00b7 svara replay " + step.replay; }
+    }
+    document.getElementById("position").textContent = where;
+    var text = document.getElementById("step-text");
+    text.textContent = step.text;
+    text.classList.toggle("fault", Boolean(step.fault));
+    document.getElementById("pot-amount").textContent = step.pot;
+    document.getElementById("step-number").value = String(index + 1);
+    renderSeats(step);
+    renderLog(index);
+    moveMarker(step);
+  }
+
+  function go(target, remember) {
+    index = Math.max(0, Math.min(steps.length - 1, target));
+    render();
+    if (remember && location.hash !== "#step-" + (index + 1)) {
+      location.replace("#step-" + (index + 1));
+    }
+  }
+
+  function potStart(direction) {
+    var current = dealStart(index);
+    while (current > 0 && steps[current].replay > 0) { current = dealStart(current - 1); }
+    if (direction < 0) {
+      if (index !== current) { return current; }
+      if (current === 0) { return 0; }
+      var previous = dealStart(current - 1);
+      while (previous > 0 && steps[previous].replay > 0) { previous = dealStart(previous - 1); }
+      return previous;
+    }
+    for (var i = index + 1; i < steps.length; i += 1) {
+      if (steps[i].kind === "deal" && steps[i].replay === 0) { return i; }
+    }
+    return steps.length - 1;
+  }
+
+  var actions = {
+    first: function () { return 0; },
+    last: function () { return steps.length - 1; },
+    next: function () { return index + 1; },
+    previous: function () { return index - 1; },
+    "next-pot": function () { return potStart(1); },
+    "previous-pot": function () { return potStart(-1); }
+  };
+  var keys = { ArrowRight: "next", ArrowLeft: "previous", Home: "first", End: "last", PageDown: "next-pot",
+    PageUp: "previous-pot" };
+
+  document.querySelectorAll("[data-go]").forEach(function (button) {
+    button.addEventListener("click", function () { go(actions[button.getAttribute("data-go")](), true); });
+  });
+  document.addEventListener("keydown", function (event) {
+    var target = event.target;
+    var typing = target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT");
+    if (typing || event.altKey || event.ctrlKey || event.metaKey || !keys[event.key]) { return; }
+    event.preventDefault();
+    go(actions[keys[event.key]](), true);
+  });
+  document.getElementById("step-number").addEventListener("change", function (event) {
+    var wanted = parseInt(event.target.value, 10);
+    if (!isNaN(wanted)) { go(wanted - 1, true); }
+  });
+  // Links to a step (the pots and faults tables, this deal's log) carry it in data-step and point
+  // at the viewer, so they work as plain links too; the address then keeps the step (#step-N).
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("a[data-step]") : null;
+    if (!link) { return; }
+    event.preventDefault();
+    go(parseInt(link.getAttribute("data-step"), 10) - 1, true);
+    document.getElementById("viewer").scrollIntoView();
+  });
+  function fromHash() {
+    var match = /^#step-(\d+)$/.exec(location.hash);
+    if (match) { go(parseInt(match[1], 10) - 1, false); }
+  }
+  window.addEventListener("hashchange", fromHash);
+  go(0, false);
+  fromHash();
+}());

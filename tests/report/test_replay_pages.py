@@ -1,0 +1,74 @@
+"""Replay pages as written files: every view of every session, the duplicate block side by side on the
+organiser's page only, the bots' logs (a seat's page links only its own bot's), the data embedded."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+from arena.engine import GEORGIAN
+from arena.history import write_history
+from arena.policies import RandomPolicy, ThresholdPolicy, play_in_process
+from arena.report import SessionHistory, Site, card_text, seat_page, session_page, write_replays
+
+_DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
+
+
+def _block(tmp_path: Path) -> list[SessionHistory]:
+    """Two sessions of a duplicate block (one seed, the seats swapped) and one session of its own."""
+    sessions = []
+    for session, names, seed in (("s0001", ("rand", "thr"), "block-1"), ("s0002", ("thr", "rand"), "block-1"),
+                                 ("s0003", ("rand", "thr"), "other")):
+        policies = [RandomPolicy(random.Random(7), name="rand") if name == "rand" else ThresholdPolicy(name="thr")
+                    for name in names]
+        state = play_in_process(GEORGIAN, policies, seed=seed, session=session)
+        logs = tmp_path / "logs" / session
+        logs.mkdir(parents=True)
+        for name in names:
+            (logs / f"{name}.stderr.log").write_text(f"{name} says hello\n")
+        sessions.append(SessionHistory(session, write_history(tmp_path / f"{session}.jsonl", state.events), logs=logs))
+    return sessions
+
+
+def _data(page: Path) -> dict:
+    match = _DATA.search(page.read_text())
+    assert match is not None
+    return json.loads(match.group(1))
+
+
+def test_every_view_of_every_session_is_written(tmp_path: Path) -> None:
+    sessions = _block(tmp_path)
+    site = Site(tmp_path / "report", title="t")
+    written = write_replays(site, sessions)
+    expected = [site.out / page for session in sessions
+                for page in (session_page(session.session), seat_page(session.session, 0),
+                             seat_page(session.session, 1))]
+    assert written == expected
+    for name in ("replay.js", "replay.css", "report.css"):
+        assert (site.out / "assets" / name).is_file()
+    organiser = _data(site.out / "sessions/s0001.html")
+    assert organiser["view"] is None and organiser["session"] == "s0001" and organiser["format"] == 1
+    assert _data(site.out / "sessions/s0001.seat1.html")["view"] == 1
+
+
+def test_the_block_is_side_by_side_on_the_organisers_page_only(tmp_path: Path) -> None:
+    site = Site(tmp_path / "report", title="t")
+    write_replays(site, _block(tmp_path))
+    first = (site.out / "sessions/s0001.html").read_text()
+    assert "Duplicate block" in first and 'href="s0002.html"' in first and "s0003" not in first
+    deal = json.loads((tmp_path / "s0002.jsonl").read_text().splitlines()[1])
+    assert all(card_text(card) in first for hand in deal["hands"].values() for card in hand)
+    assert "Duplicate block" not in (site.out / "sessions/s0003.html").read_text()
+    assert "Duplicate block" not in (site.out / "sessions/s0001.seat0.html").read_text()
+
+
+def test_a_seat_page_links_only_its_own_bots_logs(tmp_path: Path) -> None:
+    site = Site(tmp_path / "report", title="t")
+    write_replays(site, _block(tmp_path))
+    organiser = (site.out / "sessions/s0001.html").read_text()
+    assert 'href="../logs/s0001/rand.stderr.txt"' in organiser and "thr.stderr.txt" in organiser
+    assert (site.out / "logs/s0001/rand.stderr.txt").read_text() == "rand says hello\n"
+    seat = (site.out / "sessions/s0001.seat0.html").read_text()  # seat 0 is rand in s0001
+    assert "rand.stderr.txt" in seat and "thr.stderr.txt" not in seat
