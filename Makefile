@@ -5,12 +5,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 JS_BOT := sample_bots/js_bot
 
-.PHONY: demo test bench setup sandbox proto clean
+.PHONY: demo test bench setup sandbox browser proto clean
 
 demo: $(STAMP) sandbox
 	$(BIN)/seka-arena run tournaments/demo.yaml
 
-test: $(STAMP) $(JS_BOT)/node_modules/.installed sandbox
+test: $(STAMP) $(JS_BOT)/node_modules/.installed sandbox browser
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-logo
 	$(BIN)/mypy
@@ -28,6 +28,15 @@ sandbox:
 	@command -v bwrap >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null) || \
 		echo "could not install bubblewrap: bots will run with isolation none (see docs/isolation.md)"
+
+# The report's browser tests drive a real headless Chromium through Selenium and Debian's chromedriver
+# (offline: nothing is downloaded at test time). Installed here when missing and root; elsewhere those
+# tests are skipped and say why.
+browser:
+	@(command -v chromium >/dev/null && command -v chromedriver >/dev/null) || [ "$$(id -u)" != 0 ] || \
+		! command -v apt-get >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null) || \
+		echo "could not install chromium and chromium-driver: the browser tests will be skipped"
 
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
