@@ -115,7 +115,7 @@ def redact_records(records: Sequence[Mapping[str, Any]], seat: int) -> list[dict
     return redacted
 
 
-def _amount(record: Mapping[str, Any], field: str, number: int) -> Fraction:
+def _amount(record: Mapping[str, Any], field: str, number: int) -> Amount:
     value = record.get(field)
     if not isinstance(value, str):
         raise ReplayDataError(f"record {number} ({record.get('event')}): {field} must be an amount string, "
@@ -126,14 +126,18 @@ def _amount(record: Mapping[str, Any], field: str, number: int) -> Fraction:
         raise ReplayDataError(f"record {number} ({record.get('event')}): {field} is not an amount: {value!r}") from None
 
 
-# A session repeats a few amounts thousands of times: parse and print each once.
-@functools.lru_cache(maxsize=4096)
-def _parse(value: str) -> Fraction:
-    return Fraction(value)
+Amount = Fraction | int
+"""An exact amount: a whole one stays an int, which adds much faster than a Fraction (most are whole)."""
 
 
 @functools.lru_cache(maxsize=4096)
-def _text(amount: Fraction) -> str:
+def _parse(value: str) -> Amount:
+    # A session repeats a few amount strings thousands of times: each is parsed once.
+    amount = Fraction(value)
+    return amount.numerator if amount.denominator == 1 else amount
+
+
+def _text(amount: Amount) -> str:
     return str(amount)
 
 
@@ -178,8 +182,8 @@ class _Builder:
             raise ReplayDataError(f"no seat {seat} in a session of {len(self.bots)} seats")
         self.view = seat
         self.reasons = reasons
-        self.pot = Fraction(0)
-        self.balances = [Fraction(0)] * len(self.bots)
+        self.pot: Amount = 0
+        self.balances: list[Amount] = [0] * len(self.bots)
         self.pot_number = 0
         self.replay = 0
         self.dealer: int | None = None
@@ -188,7 +192,7 @@ class _Builder:
         self.values: dict[int, str] = {}
         self.folded: set[int] = set()
         self.faulted: dict[int, str] = {}
-        self.stacks: list[Fraction] | None = None
+        self.stacks: list[Amount] | None = None
         """Each seat's starting stack, in a stake profile (a stack is its starting stack plus its balance)."""
         stacks = start.get("stacks")
         if stacks is not None:
@@ -256,7 +260,7 @@ class _Builder:
             hands = _seat_map(record, "hands", number, seats)
             dealt = self._dealt_seats(record, hands)
             if self.replay == 0:
-                self.pot = Fraction(0)
+                self.pot = 0
                 self.pots.append({"pot": self.pot_number, "step": len(self.steps), "winner": None, "split": None,
                                   "amount": None, "shown": None, "svaras": 0, "balances": None})
             self.cards = {seat: (_cards(hands[seat], number) if seat in hands else None) for seat in dealt}
@@ -428,17 +432,17 @@ class _Builder:
         self.step(number, "split", f"{' and '.join(self.name(s) for s in tied)} tie and split pot "
                   f"{self.pot_number}: {_text(amount)}, {_text(share)} each")
 
-    def _settle(self, record: Mapping[str, Any], number: int, paid: Mapping[int, Fraction]) -> None:
+    def _settle(self, record: Mapping[str, Any], number: int, paid: Mapping[int, Amount]) -> None:
         # The recorded balances are the truth; a difference from this viewer's sums is noted.
         seats = len(self.bots)
         recorded = {s: _amount({"event": record["event"], "balance": v}, "balance", number)
                     for s, v in _seat_map(record, "balances", number, seats).items()}
-        computed = [balance + paid.get(seat, Fraction(0)) for seat, balance in enumerate(self.balances)]
+        computed = [balance + paid.get(seat, 0) for seat, balance in enumerate(self.balances)]
         if any(recorded.get(s, computed[s]) != computed[s] for s in range(seats)) and not self.notes:
             self.notes.append(f"record {number}: the balances this viewer added up differ from the recorded "
                               "ones (events it does not know may move chips); the recorded balances are shown")
         self.balances = [recorded.get(s, computed[s]) for s in range(seats)]
-        self.pot = Fraction(0)
+        self.pot = 0
         self.curve.append([_text(b) for b in self.balances])
 
     def _pot_won(self, record: Mapping[str, Any], number: int) -> None:

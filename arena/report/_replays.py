@@ -17,6 +17,7 @@ from fractions import Fraction
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 
 from ..history import read_history
@@ -188,7 +189,9 @@ def write_replays(site: Site, sessions: Sequence[SessionHistory]) -> list[Path]:
             folder = site.out.resolve().joinpath(*PurePosixPath(page).parts[:-1])
             links = [(label, Path(os.path.relpath(path, folder)).as_posix())
                      for bot in (bots if seat is None else [bots[seat]]) for label, path in logs[bot]]
-            written.append(site.render("replay.html", page, data=data, views=views, pots=pots,
+            # Compact, and HTML-safe as Jinja's tojson makes it (no "<", ">", "&" or "'" inside the script).
+            data_json = htmlsafe_json_dumps(data, separators=(",", ":"))
+            written.append(site.render("replay.html", page, data=data, data_json=data_json, views=views, pots=pots,
                                        block=block if seat is None else Markup(), logs=links))
     return written
 

@@ -97,6 +97,7 @@
       item.appendChild(link);
       log.appendChild(item);
     }
+    log.scrollTop = log.scrollHeight;  // the current step is the last one: keep it in sight
   }
 
   function moveMarker(step) {
