@@ -1,10 +1,12 @@
 """The replay pages in a real headless Chromium, checked by what is on screen: stepping through a
 session with a svara, a re-entry and faults (played by real bot processes through `seka-arena play
 --out`) shows the pots, actions and balances of its history; a seat's page never shows another
-seat's unshown cards; the keys work; the page fits a desktop and a phone; the console stays clean."""
+seat's unshown cards; the keys work; the page fits a desktop and a phone; the console stays clean.
+The standings page of a real tournament (conftest's `played`) shows standings.json's numbers."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -202,3 +204,66 @@ def test_the_page_fits_a_desktop_and_a_phone(browser: webdriver.Chrome, svara_pl
             assert font >= 14
     finally:
         set_viewport(browser, DESKTOP)
+
+
+_STANDINGS = """
+return [...document.querySelectorAll('#standings tbody tr')].map(row => {
+    const cells = {};
+    row.querySelectorAll('[data-field]').forEach(cell => { cells[cell.dataset.field] = cell.innerText.trim(); });
+    return cells;
+});
+"""
+
+
+def test_the_standings_page_on_screen_matches_standings_json(browser: webdriver.Chrome,
+                                                              played: tuple[Path, str]) -> None:
+    results, _ = played
+    document = json.loads((results / "standings.json").read_text())
+    for size in (DESKTOP, PHONE):
+        set_viewport(browser, size)
+        try:
+            browser.get(file_url(results / "report" / "index.html"))
+            shown = browser.execute_script(_STANDINGS)
+            assert overflow(browser) == 0, size
+        finally:
+            set_viewport(browser, DESKTOP)
+        assert [cells["name"] for cells in shown] == [row["name"] for row in document["standings"]]
+        for position, (cells, row) in enumerate(zip(shown, document["standings"], strict=True), start=1):
+            assert cells["position"] == str(position)
+            assert (cells["rating"], cells["ci_low"], cells["ci_high"]) == tuple(
+                f"{row[name]:.1f}" for name in ("rating", "ci_low", "ci_high"))
+            assert (cells["rank_low"], cells["rank_high"], cells["sessions"], cells["wins"]) == tuple(
+                str(row[name]) for name in ("rank_low", "rank_high", "sessions", "wins"))
+            assert cells["chip_rate"] == f"{row['chip_rate_float']:.2f}"
+            assert cells["fault_count"] == str(row["faults"])
+    assert browser.find_element(By.ID, "commitment").text == document["seed_commitment"]
+    assert browser.find_element(By.ID, "secret").text == document["secret"]
+
+
+def test_a_tournament_sessions_replay_shows_its_block_side_by_side(browser: webdriver.Chrome,
+                                                                   played: tuple[Path, str]) -> None:
+    results, _ = played
+    report = results / "report"
+    history = read_history(results / "histories" / "s0001.jsonl")
+    browser.get(file_url(report / "sessions" / "s0001.html", "step-1"))
+    first = ledger(history)[0]["record"]
+    screen = _screen(browser)
+    assert screen["text"].startswith("Pot 1:")
+    bots = [entry["bot"] for entry in history[0]["seats"]]
+    for seat, cards in first["hands"].items():
+        assert _cards(cards) in screen["seats"][int(seat)]["text"]
+    block = browser.find_element(By.CSS_SELECTOR, "table.block").text
+    mirror = read_history(results / "histories" / "s0002.jsonl")
+    assert mirror[0]["seed"] == history[0]["seed"] and "s0002" in block
+    # The mirror deals the same cards to the other bot: both holdings appear in pot 1's row.
+    mirror_bots = [entry["bot"] for entry in mirror[0]["seats"]]
+    mirror_first = next(record for record in mirror if record["event"] == "deal")
+    assert sorted(map(sorted, mirror_first["hands"].values())) == sorted(map(sorted, first["hands"].values()))
+    assert mirror_bots != bots
+    for seat, cards in first["hands"].items():
+        assert f"{bots[int(seat)]} {_cards(cards)}" in block
+    for seat, cards in mirror_first["hands"].items():
+        assert f"{mirror_bots[int(seat)]} {_cards(cards)}" in block
+    browser.find_element(By.LINK_TEXT, "s0002").click()
+    assert browser.current_url.endswith("sessions/s0002.html")
+    assert _screen(browser)["position"].startswith("Step 1 of ")
