@@ -58,7 +58,8 @@ def _threshold(state: SessionState) -> Bet | Show | Fold:
 
 
 def ledger(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What the replay must show after each step: pot, balances, the record it stands for.
+    """What the replay must show after each step: pot, balances, the record it stands for (every pot's
+    balances checked against the recorded ones).
 
     One step per record after session_start; an ordinary deal's antes join the deal's step.
     """
@@ -73,8 +74,12 @@ def ledger(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if kind in ("ante", "action", "entry"):
             pot += Fraction(record["amount"])
             balances[record["seat"]] -= Fraction(record["amount"])
-        if kind == "pot_won":
+        if kind == "returned":
+            pot -= Fraction(record["amount"])
             balances[record["seat"]] += Fraction(record["amount"])
+        if kind in ("pot_won", "split"):
+            for seat in [record["seat"]] if kind == "pot_won" else record["seats"]:
+                balances[seat] += Fraction(record["amount"] if kind == "pot_won" else record["share"])
             assert balances == [Fraction(record["balances"][str(s)]) for s in range(seats)]
             pot = Fraction(0)
         state = {"record": record, "pot": str(pot), "balances": [str(b) for b in balances]}

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from arena.engine import GEORGIAN
+from arena.engine import GEORGIAN, profile
 from arena.policies import RandomPolicy, play_in_process
 from arena.report import FORMAT_VERSION, ReplayDataError, redact_records, replay_data
 
@@ -164,3 +164,29 @@ def test_a_record_it_cannot_read_is_named(svara_records: list[dict[str, Any]], l
     records[line - 1].update(change)
     with pytest.raises(ReplayDataError, match=re.escape(message)):
         replay_data(records)
+
+
+@pytest.mark.parametrize("options", [{"dark": "true"}, {"deck": "32", "dark": "true", "tie": "split"}])
+@pytest.mark.parametrize("number", range(6))
+def test_the_engines_other_options_replay_with_their_balances_and_secrets(options: dict[str, str],
+                                                                          number: int) -> None:
+    """Histories the engine writes with dark play (looks, dark bets) and split pots: the balances the
+    viewer adds up are the recorded ones, and a seat's view holds only cards it saw (its own after
+    it looked, the hands turned over)."""
+    seats = 2 + number % 4
+    policies = [RandomPolicy(random.Random(f"options-{number}-{seat}"), name=f"bot{seat}") for seat in range(seats)]
+    records = _records(play_in_process(profile("georgian", options), policies, seed=f"o{number}", session="o").events)
+    data = replay_data(records)
+    assert data["notes"] == [] and data["options"] == options | {key: value for key, value in data["options"].items()
+                                                                 if key not in options}
+    assert [step["balances"] for step in data["steps"]] == [want["balances"] for want in ledger(records)]
+    for seat in range(seats):
+        seen: set[str] = set()
+        for record in records:
+            if record["event"] == "deal" and seat not in record.get("unseen", []):
+                seen.update(record["hands"].get(str(seat), []))
+            if record["event"] == "look" and record["seat"] == seat:
+                seen.update(record["cards"])
+            if record["event"] in ("showdown", "reveal"):
+                seen.update(card for hand in record["hands"].values() for card in hand)
+        assert set(_CARD.findall(json.dumps(replay_data(records, seat=seat)))) <= seen
