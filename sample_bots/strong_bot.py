@@ -2,9 +2,11 @@
 
 Each turn it works out its equity: the share of the pot its hand is worth against the players
 still in, counting a tie for the best hand (a svara) as a share among the tied. Against one
-opponent it enumerates all 5,456 hands the unseen 33 cards can make; against more it samples
-deals of the unseen cards. Opponents' hands are weighted by how they bet in this deal: each
-payment after their first, and each raise, makes strong hands likelier, by how much depending on
+opponent it enumerates every hand the unseen cards can make (5,456 from the 33 unseen of 36);
+against more it samples deals of the unseen cards. Hands are valued by the session's profile and
+options (its deck, wild cards and two- or three-card hands), as the greeting names them.
+Opponents' hands are weighted by how they bet in this deal: each payment after their first, and
+each raise, makes strong hands likelier, by how much depending on
 the hands that opponent has revealed at showdowns so far (a player who only shows strong hands
 is believed; a calling station that shows anything is not).
 
@@ -32,12 +34,12 @@ import random
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import cache
 from itertools import combinations
 
-from arena.engine import DECK_36, GEORGIAN_EVALUATOR, Card
-from arena.sdk import Action, Amount, Bet, Bot, Fold, Hello, Show, Showdown, SvaraOffer, Turn, run
+from arena.engine import GEORGIAN_EVALUATOR, Card
+from arena.sdk import Action, Amount, Bet, Bot, Fold, HandEvaluator, Hello, Show, Showdown, SvaraOffer, Turn, run
 
-_VALUE = GEORGIAN_EVALUATOR.value
 _SAMPLES = 1500  # deals sampled against two or more opponents
 _RAISE_EQUITY = 0.8
 _MAX_RAISES = 2
@@ -46,15 +48,13 @@ _PRIOR_PERCENTILE = 0.8  # what the bot assumes an opponent shows before it has 
 _PRIOR_WEIGHT = 2.0
 
 
-def _percentiles() -> dict[int, float]:
-    """For each hand strength, the share of all hands it beats (ties counted as half)."""
-    strengths = sorted(_VALUE(hand).strength for hand in combinations(DECK_36, 3))
+@cache
+def percentiles(evaluator: HandEvaluator) -> dict[int, float]:
+    """For each hand strength, the share of all hands of the deck it beats (ties counted as half)."""
+    strengths = sorted(evaluator.value(hand).strength for hand in combinations(evaluator.deck, evaluator.hand_size))
     total = len(strengths)
     return {strength: (bisect_left(strengths, strength) + bisect_right(strengths, strength)) / 2 / total
             for strength in set(strengths)}
-
-
-_PERCENTILE = _percentiles()
 
 
 def _betting(turn: Turn, opening_stake: Amount) -> dict[int, tuple[int, int]]:
@@ -71,27 +71,28 @@ def _betting(turn: Turn, opening_stake: Amount) -> dict[int, tuple[int, int]]:
     return {seat: (min(max(payments - 1, 0), 4), min(raises, 3)) for seat, (payments, raises) in seen.items()}
 
 
-def _weight(strength: int, betting: tuple[int, int], sharpness: float) -> float:
+def _weight(percentile: float, betting: tuple[int, int], sharpness: float) -> float:
     # How likely an opponent with this hand was to bet as it did: each payment after its first
     # and each raise (counted twice) favours strong hands, the more so the sharper the opponent.
     payments, raises = betting
-    return (0.05 + _PERCENTILE[strength]) ** (sharpness * (payments + 2 * raises))
+    return (0.05 + percentile) ** (sharpness * (payments + 2 * raises))
 
 
 def equity(cards: Sequence[str], opponents: Sequence[tuple[tuple[int, int], float]], rng: random.Random,
-           samples: int = _SAMPLES) -> float:
+           samples: int = _SAMPLES, evaluator: HandEvaluator = GEORGIAN_EVALUATOR) -> float:
     """The expected share of the pot for `cards` against opponents given as (betting, sharpness)."""
+    value, size, percentile = evaluator.value, evaluator.hand_size, percentiles(evaluator)
     mine = [Card.parse(card) for card in cards]
-    my_strength = _VALUE(mine).strength
-    unseen = [card for card in DECK_36 if card not in mine]
+    my_strength = value(mine).strength
+    unseen = [card for card in evaluator.deck if card not in mine]
     if not opponents:
         return 1.0
     if len(opponents) == 1:
         betting, sharpness = opponents[0]
         won = weight_sum = 0.0
-        for hand in combinations(unseen, 3):
-            strength = _VALUE(hand).strength
-            weight = _weight(strength, betting, sharpness)
+        for hand in combinations(unseen, size):
+            strength = value(hand).strength
+            weight = _weight(percentile[strength], betting, sharpness)
             weight_sum += weight
             if my_strength > strength:
                 won += weight
@@ -100,12 +101,12 @@ def equity(cards: Sequence[str], opponents: Sequence[tuple[tuple[int, int], floa
         return won / weight_sum
     won = weight_sum = 0.0
     for _ in range(samples):
-        drawn = rng.sample(unseen, 3 * len(opponents))
+        drawn = rng.sample(unseen, size * len(opponents))
         weight = 1.0
         best = tied = 0
         for index, (betting, sharpness) in enumerate(opponents):
-            strength = _VALUE(drawn[3 * index : 3 * index + 3]).strength
-            weight *= _weight(strength, betting, sharpness)
+            strength = value(drawn[size * index : size * index + size]).strength
+            weight *= _weight(percentile[strength], betting, sharpness)
             if strength > best:
                 best, tied = strength, 1
             elif strength == best:
@@ -124,15 +125,19 @@ class StrongBot(Bot):
 
     def __init__(self) -> None:
         self.opening_stake: Amount = 1
+        self.evaluator: HandEvaluator = GEORGIAN_EVALUATOR
+        """The session's hand values."""
         self.shown: dict[tuple[str, int], list[float]] = {}
         """Percentiles of the hands each opponent revealed, by (session, seat)."""
 
     def on_hello(self, hello: Hello) -> None:
         self.opening_stake = hello.table.opening_stake
+        self.evaluator = hello.hand_evaluator()
 
     def on_showdown(self, showdown: Showdown) -> None:
+        table = percentiles(self.evaluator)
         for hand in showdown.hands:
-            percentile = _PERCENTILE[_VALUE([Card.parse(card) for card in hand.cards]).strength]
+            percentile = table[self.evaluator.value([Card.parse(card) for card in hand.cards]).strength]
             self.shown.setdefault((showdown.session_id, hand.seat), []).append(percentile)
 
     def sharpness(self, session_id: str, seat: int) -> float:
@@ -150,7 +155,7 @@ class StrongBot(Bot):
         betting = _betting(turn, self.opening_stake)
         rng = random.Random(f"{turn.session_id}/{turn.pot_number}/{turn.replay}/{turn.actions_count}")
         opponents = [(betting.get(seat, (0, 0)), self.sharpness(turn.session_id, seat)) for seat in turn.opponents]
-        chance = equity(turn.cards, opponents, rng)
+        chance = equity(turn.cards, opponents, rng, evaluator=self.evaluator)
         pot, cost = Fraction(turn.pot), Fraction(turn.min_bet)
         my_raises = betting.get(turn.seat, (0, 0))[1]
         if chance >= _RAISE_EQUITY and my_raises < _MAX_RAISES and turn.min_bet < turn.max_bet:

@@ -17,6 +17,7 @@ from ..engine import Action as Action
 from ..engine import Amount as Amount
 from ..engine import Bet as Bet
 from ..engine import Fold as Fold
+from ..engine import HandEvaluator as HandEvaluator
 from ..engine import HandValue as HandValue
 from ..engine import LegalActions as LegalActions
 from ..engine import Show as Show
@@ -49,6 +50,7 @@ from ._types import SvaraOffer as SvaraOffer
 from ._types import SvaraRound as SvaraRound
 from ._types import Table as Table
 from ._types import Turn as Turn
+from ._types import hand_evaluator_for as hand_evaluator_for
 from ._types import hand_value as hand_value
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

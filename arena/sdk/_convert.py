@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._proto.seka.v1 import seka_pb2 as pb
-from ..engine import Action, Amount, Bet, Fold, LegalActions, Show
+from ..engine import GEORGIAN_EVALUATOR, Action, Amount, Bet, Fold, HandEvaluator, LegalActions, Show
 from ..protocol import amount_from_proto, amount_to_proto
 from ._types import (
     Comparison,
@@ -85,7 +85,8 @@ def _hands(messages: Iterable[pb.ShownHand]) -> tuple[ShownHand, ...]:
     return tuple(ShownHand(hand.seat, tuple(hand.cards), hand.value) for hand in messages)
 
 
-def turn_from_proto(request: pb.TurnRequest, *, time_left: float | None = None) -> Turn:
+def turn_from_proto(request: pb.TurnRequest, *, time_left: float | None = None,
+                    evaluator: HandEvaluator | None = GEORGIAN_EVALUATOR) -> Turn:
     legal = request.legal
     return Turn(
         session_id=request.session_id,
@@ -127,6 +128,7 @@ def turn_from_proto(request: pb.TurnRequest, *, time_left: float | None = None) 
         stacks=_amounts(request.stacks),
         stake=amount_from_proto(request.stake) if request.HasField("stake") else None,
         unseen=tuple(request.unseen),
+        evaluator=evaluator,
     )
 
 

@@ -19,7 +19,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from .._proto.seka.v1 import seka_pb2 as pb
 from .._proto.seka.v1 import seka_pb2_grpc as pb_grpc
-from ..engine import ArenaError, Bet, Show
+from ..engine import GEORGIAN_EVALUATOR, ArenaError, Bet, HandEvaluator, RulesError, Show
 from ..protocol import ADDRESS_ENV, PROTOCOL_VERSION, SERVICE_NAME
 from ._bot import Bot
 from ._convert import action_to_proto, hello_from_proto, notice_from_proto, svara_offer_from_proto, turn_from_proto
@@ -55,6 +55,7 @@ class _Servicer(pb_grpc.SekaBotServicer):
         # time anyway; the lock matters only when it gave up on a slow call and sent the next.
         self._lock = threading.Lock()
         self._grace = 0.0  # seconds every gRPC deadline lies past the bot's own limit (the Hello says)
+        self._evaluator: HandEvaluator | None = GEORGIAN_EVALUATOR  # the session's hand values (the Hello says)
 
     def _time_left(self, context: grpc.ServicerContext) -> float | None:
         remaining = context.time_remaining()
@@ -78,7 +79,13 @@ class _Servicer(pb_grpc.SekaBotServicer):
             if request.protocol_version != PROTOCOL_VERSION:
                 LOGGER.warning("the arena speaks %r; this SDK speaks %r", request.protocol_version, PROTOCOL_VERSION)
             self._grace = request.limits.grace_ms / 1000
-            self._bot.on_hello(hello_from_proto(request))
+            hello = hello_from_proto(request)
+            try:
+                self._evaluator = hello.hand_evaluator()
+            except RulesError as error:  # a profile newer than this SDK: the bot may still play it
+                LOGGER.warning("Turn.hand_value() will not work in this session: %s", error)
+                self._evaluator = None
+            self._bot.on_hello(hello)
             bot = self._bot
             return pb.HelloReply(name=bot.name or type(bot).__name__, version=str(bot.version),
                                  protocol_version=PROTOCOL_VERSION)
@@ -100,7 +107,7 @@ class _Servicer(pb_grpc.SekaBotServicer):
         def answer() -> pb.TurnReply:
             for notice in request.notices:  # what happened before this turn, oldest first
                 self._tell(notice)
-            turn = turn_from_proto(request, time_left=self._time_left(context))
+            turn = turn_from_proto(request, time_left=self._time_left(context), evaluator=self._evaluator)
             action = self._bot.act(turn)
             # The arena is the judge; this only tells the author why the bot is about to be folded.
             if isinstance(action, Bet) and not turn.min_bet <= action.amount <= turn.max_bet:

@@ -5,18 +5,53 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..engine import Amount, Card, HandValue, LegalActions, profile
+from ..engine import (
+    GEORGIAN_EVALUATOR,
+    HAND_OPTIONS,
+    Amount,
+    Card,
+    HandEvaluator,
+    HandValue,
+    LegalActions,
+    RulesError,
+    hand_evaluator,
+)
 
 
-def hand_value(cards: Sequence[str], *, profile_name: str = "georgian") -> HandValue:
-    """The value of three cards under a profile: ordered, so stronger hands compare greater.
+def hand_evaluator_for(profile_name: str = "georgian", options: Mapping[str, str] | None = None) -> HandEvaluator:
+    """The hand-value lookup of a profile with its options as the greeting spells them (text).
+
+    Options that do not change hand values (`tie`, `dark`, `open`, `stack`) are ignored; an
+    unknown profile or a bad value of a hand option is a `RulesError`.
+
+    >>> hand_evaluator_for("classic", {"wild": "black7", "cards": "3", "dark": "true"}).value_of_text("7s Th 9h").label
+    '30'
+    """
+    given = options or {}
+    try:
+        known = HAND_OPTIONS[profile_name]
+    except KeyError:
+        raise RulesError(f"unknown profile {profile_name!r}; known: {', '.join(sorted(HAND_OPTIONS))}") from None
+    chosen: dict[str, str | int] = {}
+    for name, values in known.items():
+        if name in given:
+            text = str(given[name]).strip()
+            chosen[name] = next((value for value in values if str(value) == text), text)
+    return hand_evaluator(profile_name, **chosen)  # type: ignore[arg-type]
+
+
+def hand_value(cards: Sequence[str], *, profile_name: str = "georgian",
+               options: Mapping[str, str] | None = None) -> HandValue:
+    """The value of a hand under a profile and its options: ordered, so stronger hands compare greater.
 
     >>> hand_value(["Td", "8d", "6d"]).label, hand_value(["Ah", "As", "7d"]).label
     ('24', '22')
     >>> hand_value(["6c", "6d", "6h"]) > hand_value(["Ah", "Kh", "Qh"])
     True
+    >>> hand_value(["7c", "6h", "6d"], profile_name="seka36").label
+    '34'
     """
-    return profile(profile_name).evaluator.value([Card.parse(card) for card in cards])
+    return hand_evaluator_for(profile_name, options).value([Card.parse(card) for card in cards])
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +115,11 @@ class Hello:
     """The bot's seat for the whole session."""
     options: Mapping[str, str] = field(default_factory=dict)
     """Every option of the profile with its value, as a tournament file spells it (`{"dark": "true"}`)."""
+
+    def hand_evaluator(self) -> HandEvaluator:
+        """The hand-value lookup of the session's profile and options (`RulesError` for a profile
+        this SDK does not know): its `deck`, `hand_size` and `value(cards)`."""
+        return hand_evaluator_for(self.profile, self.options)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +213,9 @@ class Turn:
     """Stake profiles: the current stake of the deal; None elsewhere."""
     unseen: tuple[int, ...] = ()
     """Dark play: the seats in the deal that have not seen their cards."""
+    evaluator: HandEvaluator | None = field(default=GEORGIAN_EVALUATOR, repr=False, compare=False)
+    """The hand values of the session's profile and options (from the greeting); None when this
+    SDK does not know the profile."""
 
     @property
     def min_bet(self) -> Amount:
@@ -200,8 +243,12 @@ class Turn:
         return tuple(seat for seat in self.in_deal if seat != self.seat)
 
     def hand_value(self) -> HandValue:
-        """The value of the bot's own cards (Georgian profile)."""
-        return hand_value(self.cards)
+        """The value of the bot's own cards under the session's profile and options."""
+        if self.evaluator is None:
+            raise RulesError("this SDK has no hand values for the session's profile")
+        if not self.cards:
+            raise ValueError("the bot has not seen its cards yet (dark play): look first")
+        return self.evaluator.value([Card.parse(card) for card in self.cards])
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena._proto.seka.v1 import seka_pb2 as pb
 from arena._proto.seka.v1 import seka_pb2_grpc as pb_grpc
+from arena.engine import RulesError, hand_evaluator
 from arena.sdk import (
     Bet,
     Bot,
@@ -32,6 +33,7 @@ from arena.sdk import (
     Turn,
     amount_from_proto,
     amount_to_proto,
+    hand_evaluator_for,
     hand_value,
     resolve_address,
     serve,
@@ -186,6 +188,39 @@ def test_turn_conversion(served: Served) -> None:
     assert actions == [(1, "bet", 2, None), (2, "fold", 0, "timeout")]
     assert turn.svaras[0].price == Fraction(7, 2) and turn.svaras[0].entries[0].accepted
     assert turn.time_left is not None and 0 < turn.time_left <= TIMEOUT + 0.1  # the wire rounds deadlines
+
+
+@pytest.mark.parametrize(("profile", "cards", "label"), [
+    ("georgian", ["6h", "6d", "7c"], "7"),
+    ("seka36", ["6h", "6d", "7c"], "34"),  # the wild 7♣ completes three sixes, the top hand
+    ("svara32", ["8d", "8c", "7c"], "27"),
+    ("seka21", ["Kh", "Kd", "Qs"], "20"),
+])
+def test_turn_hand_value_follows_the_profile_of_the_hello(served: Served, profile: str, cards: list[str],
+                                                          label: str) -> None:
+    served.stub.Hello(pb.HelloRequest(protocol_version="seka.v1", profile=profile, session_id="s"), timeout=TIMEOUT)
+    assert served.bot.seen[-1].hand_evaluator() is hand_evaluator(profile)  # type: ignore[attr-defined]
+    served.stub.Act(turn_request(cards), timeout=TIMEOUT)
+    assert served.bot.seen[-1].hand_value().label == label  # type: ignore[attr-defined]
+
+
+def test_a_profile_the_sdk_does_not_know_leaves_the_bot_playing(served: Served) -> None:
+    served.stub.Hello(pb.HelloRequest(protocol_version="seka.v1", profile="poker", session_id="s"), timeout=TIMEOUT)
+    assert served.stub.Act(turn_request(["Ah", "Kh", "Qh"]), timeout=TIMEOUT).WhichOneof("action") == "show"
+    with pytest.raises(RulesError, match="no hand values for the session's profile"):
+        served.bot.seen[-1].hand_value()  # type: ignore[attr-defined]
+
+
+def test_hand_evaluator_for_reads_the_greetings_text_options() -> None:
+    options = {"wild": "black7", "cards": "2", "deck": "24", "dark": "true", "open": "multiway"}
+    assert hand_evaluator_for("classic", options) is hand_evaluator("classic", wild="black7", cards=2, deck=24)
+    assert hand_value(["7s", "Ah"], profile_name="classic", options=options).label == "22"
+    assert hand_evaluator_for("georgian", {"deck": "32", "tie": "split"}).hand_count == 4960
+    assert hand_evaluator_for("seka36", {"tie": "split", "stack": "50"}) is hand_evaluator("seka36")
+    with pytest.raises(RulesError, match="deck of profile 'georgian' is one of 36, 32, not '33'"):
+        hand_evaluator_for("georgian", {"deck": "33"})
+    with pytest.raises(RulesError, match="unknown profile 'poker'"):
+        hand_evaluator_for("poker")
 
 
 def test_time_left_leaves_out_the_grace_the_hello_announced(served: Served) -> None:
