@@ -190,16 +190,19 @@ def test_turn_conversion(served: Served) -> None:
     assert turn.time_left is not None and 0 < turn.time_left <= TIMEOUT + 0.1  # the wire rounds deadlines
 
 
-@pytest.mark.parametrize(("profile", "cards", "label"), [
-    ("georgian", ["6h", "6d", "7c"], "7"),
-    ("seka36", ["6h", "6d", "7c"], "34"),  # the wild 7♣ completes three sixes, the top hand
-    ("svara32", ["8d", "8c", "7c"], "27"),
-    ("seka21", ["Kh", "Kd", "Qs"], "20"),
+@pytest.mark.parametrize(("profile", "options", "cards", "label"), [
+    ("georgian", {}, ["6h", "6d", "7c"], "7"),
+    ("seka36", {}, ["6h", "6d", "7c"], "34"),  # the wild 7♣ completes three sixes, the top hand
+    ("svara32", {}, ["8d", "8c", "7c"], "27"),
+    ("seka21", {}, ["Kh", "Kd", "Qs"], "20"),
+    ("classic", {}, ["Th", "9h", "7c"], "30"),
+    ("classic", {"wild": "none", "dark": "true"}, ["Th", "9h", "7c"], "19"),  # the greeting's options count
 ])
-def test_turn_hand_value_follows_the_profile_of_the_hello(served: Served, profile: str, cards: list[str],
-                                                          label: str) -> None:
-    served.stub.Hello(pb.HelloRequest(protocol_version="seka.v1", profile=profile, session_id="s"), timeout=TIMEOUT)
-    assert served.bot.seen[-1].hand_evaluator() is hand_evaluator(profile)  # type: ignore[attr-defined]
+def test_turn_hand_value_follows_the_profile_of_the_hello(served: Served, profile: str, options: dict[str, str],
+                                                          cards: list[str], label: str) -> None:
+    served.stub.Hello(pb.HelloRequest(protocol_version="seka.v1", profile=profile, options=options, session_id="s"),
+                      timeout=TIMEOUT)
+    assert served.bot.seen[-1].hand_evaluator() is hand_evaluator_for(profile, options)  # type: ignore[attr-defined]
     served.stub.Act(turn_request(cards), timeout=TIMEOUT)
     assert served.bot.seen[-1].hand_value().label == label  # type: ignore[attr-defined]
 
