@@ -264,6 +264,9 @@ def test_a_tournament_sessions_replay_shows_its_block_side_by_side(browser: webd
         assert f"{bots[int(seat)]} {_cards(cards)}" in block
     for seat, cards in mirror_first["hands"].items():
         assert f"{mirror_bots[int(seat)]} {_cards(cards)}" in block
-    browser.find_element(By.LINK_TEXT, "s0002").click()
-    assert browser.current_url.endswith("sessions/s0002.html")
-    assert _screen(browser)["position"].startswith("Step 1 of ")
+    browser.find_element(By.LINK_TEXT, "replay pot 2 of s0002").click()
+    assert browser.current_url.endswith("sessions/s0002.html#pot-2")
+    second = next(number for number, step in enumerate(ledger(mirror), start=1)
+                  if step["record"]["event"] == "deal" and step["record"]["pot"] == 2)
+    assert _screen(browser)["position"].startswith(f"Step {second} of ")
+    assert _screen(browser)["text"].startswith("Pot 2:")

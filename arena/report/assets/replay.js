@@ -189,9 +189,18 @@
     go(parseInt(link.getAttribute("data-step"), 10) - 1, true);
     document.getElementById("viewer").scrollIntoView();
   });
+  // #step-N is a step; #pot-N (the row of the pots table, which the duplicate block's table links
+  // to) is the first step of pot N.
   function fromHash() {
-    var match = /^#step-(\d+)$/.exec(location.hash);
-    if (match) { go(parseInt(match[1], 10) - 1, false); }
+    var step = /^#step-(\d+)$/.exec(location.hash);
+    var pot = /^#pot-(\d+)$/.exec(location.hash);
+    if (step) { go(parseInt(step[1], 10) - 1, false); }
+    if (pot) {
+      data.pots.forEach(function (entry) {
+        if (entry.pot === parseInt(pot[1], 10)) { go(entry.step, false); }
+      });
+      document.getElementById("viewer").scrollIntoView();
+    }
   }
   window.addEventListener("hashchange", fromHash);
   go(0, false);
