@@ -121,7 +121,7 @@ def _amount(record: Mapping[str, Any], field: str, number: int) -> Amount:
         raise ReplayDataError(f"record {number} ({record.get('event')}): {field} must be an amount string, "
                               f"not {value!r}")
     try:
-        return _parse(value)
+        return parse_amount(value)
     except (ValueError, ZeroDivisionError):
         raise ReplayDataError(f"record {number} ({record.get('event')}): {field} is not an amount: {value!r}") from None
 
@@ -131,7 +131,12 @@ Amount = Fraction | int
 
 
 @functools.lru_cache(maxsize=4096)
-def _parse(value: str) -> Amount:
+def parse_amount(value: str) -> Amount:
+    """An amount as histories write it (`"15/2"`), exact; a whole one as an int.
+
+    >>> parse_amount("15/2"), parse_amount("-4")
+    (Fraction(15, 2), -4)
+    """
     # A session repeats a few amount strings thousands of times: each is parsed once.
     amount = Fraction(value)
     return amount.numerator if amount.denominator == 1 else amount
@@ -221,9 +226,11 @@ class _Builder:
                           "fault": self.faulted.get(seat), "dark": seat in self.dark})
         return hands
 
-    def _hand_set(self) -> int:
+    def _hand_set(self, kind: str) -> int:
         # Steps share the table of hands until a deal, a fold or a show changes it: a page holds
         # each state once (a session of 100 steps has a dozen or so).
+        if self.hand_sets and kind in _HANDS_KEPT:
+            return len(self.hand_sets) - 1
         hands = self._hands()
         if not self.hand_sets or self.hand_sets[-1] != hands:
             self.hand_sets.append(hands)
@@ -234,7 +241,7 @@ class _Builder:
         step: dict[str, Any] = {
             "record": number, "kind": kind, "text": text, "pot_number": self.pot_number, "replay": self.replay,
             "pot": _text(self.pot),
-            "balances": [_text(balance) for balance in self.balances], "hands": self._hand_set(),
+            "balances": [_text(balance) for balance in self.balances], "hands": self._hand_set(kind),
             "dealer": self.dealer, "actor": actor,
         }
         if self.stacks is not None:
@@ -468,6 +475,9 @@ class _Builder:
         self.step(number, kind, f"{kind}: {fields}" if fields else kind,
                   actor=actor if isinstance(actor, int) and 0 <= actor < len(self.bots) else None)
 
+
+_HANDS_KEPT = frozenset({"ante", "svara", "pot_won", "split", "short", "returned", "session_cut", "session_end"})
+"""Kinds that never change who holds which cards, what is shown or who folded."""
 
 _ACTION_TEXT = {
     "bet": "{name} bets {paid}",

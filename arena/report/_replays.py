@@ -9,11 +9,11 @@ can take a seat page's name). Each page embeds its own data (`replay_data`) as J
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -22,7 +22,7 @@ from markupsafe import Markup
 
 from ..history import read_history
 from ..storage import FaultReason, SessionRecord, SessionStatus, Store
-from ._replay import card_name, card_text, replay_data
+from ._replay import Amount, card_name, card_text, parse_amount, replay_data
 from ._site import Site, page_name, session_page
 
 REPLAY_ASSETS = ("report.css", "replay.css", "replay.js")
@@ -56,27 +56,28 @@ def balance_curve(curve: Sequence[Sequence[str]], bots: Sequence[str]) -> dict[s
     """The geometry of a balance chart: one polyline per seat over the pots (index 0 is the start)."""
     width, height, left, right, top, bottom = 680, 260, 52, 180, 12, 232
     pots = max(len(curve) - 1, 1)
-    values = [[Fraction(amount) for amount in row] for row in curve] or [[Fraction(0)] * len(bots)]
-    low = min(min(row) for row in values + [[Fraction(0)]])
-    high = max(max(row) for row in values + [[Fraction(0)]])
+    values: list[list[Amount]] = [[parse_amount(amount) for amount in row] for row in curve] or [[0] * len(bots)]
+    low: Amount = min(min(min(row) for row in values), 0)
+    high: Amount = max(max(max(row) for row in values), 0)
     if high == low:
         high, low = high + 1, low - 1
     dx = (width - left - right) / pots
+    floor, scale = float(low), (bottom - top) / float(high - low)
 
-    def y(value: Fraction) -> float:
-        return round(bottom - float((value - low) / (high - low)) * (bottom - top), 1)
+    def y(value: Amount) -> float:
+        return round(bottom - (float(value) - floor) * scale, 1)
 
     lines = []
     for seat, bot in enumerate(bots):
         points = " ".join(f"{round(left + index * dx, 1)},{y(row[seat])}" for index, row in enumerate(values))
         lines.append({"label": f"{bot} (seat {seat})", "color": _COLORS[seat % len(_COLORS)],
                       "dash": _DASHES[seat % len(_DASHES)], "points": points})
-    ticks = sorted({low, Fraction(0), high})
+    ticks = sorted({low, 0, high})
     every = max(1, pots // 8)
     final = ", ".join(f"{bot} {row}" for bot, row in zip(bots, curve[-1], strict=True)) if curve else ""
     return {
         "width": width, "height": height, "x0": left, "x1": width - right, "dx": round(dx, 3), "top": top,
-        "bottom": bottom, "zero": y(Fraction(0)),
+        "bottom": bottom, "zero": y(0),
         "y_ticks": [{"y": y(tick), "label": str(tick)} for tick in ticks],
         "x_ticks": [{"x": round(left + index * dx, 1), "label": str(index)}
                     for index in range(0, len(values)) if index % every == 0 or index == len(values) - 1],
@@ -86,8 +87,11 @@ def balance_curve(curve: Sequence[Sequence[str]], bots: Sequence[str]) -> dict[s
     }
 
 
-def _card(card: str) -> dict[str, str]:
-    return {"text": card_text(card), "name": card_name(card), "css": "card red" if card[1:] in ("h", "d") else "card"}
+@functools.lru_cache(maxsize=256)
+def _card(card: str) -> Markup:
+    # A block's table shows hundreds of cards: each card's escaped markup is made once.
+    css = "card red" if card[1:] in ("h", "d") else "card"
+    return Markup('<span class="{}" title="{}">{}</span>').format(css, card_name(card), card_text(card))
 
 
 def _block(members: Sequence[tuple[SessionHistory, list[dict[str, Any]]]]) -> dict[str, Any]:
@@ -105,7 +109,7 @@ def _block(members: Sequence[tuple[SessionHistory, list[dict[str, Any]]]]) -> di
         for pot in sorted(deals):
             won = wins.get(pot)
             rows[pot].append({
-                "hands": [{"bot": bots[int(seat)], "cards": [_card(card) for card in cards]}
+                "hands": [{"bot": bots[int(seat)], "cards": Markup(" ").join(_card(card) for card in cards)}
                           for seat, cards in deals[pot]["hands"].items()],
                 "winner": bots[won["seat"]] if won else None, "amount": won["amount"] if won else None})
     return {"sessions": sessions, "rows": [{"pot": pot, "cells": cells} for pot, cells in sorted(rows.items())
