@@ -23,6 +23,7 @@ from rich.table import Table
 from .audit import audit_results
 from .checkbot import check_bot, print_check
 from .engine import GEORGIAN, ArenaError, Event, SessionState
+from .executor import cluster_problem
 from .history import write_history
 from .match import public_session_id, run_session, session_key
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
@@ -220,7 +221,7 @@ def _run(args: argparse.Namespace) -> int:
     Example: seka-arena run tournaments/demo.yaml
     """
     console = _console()
-    runner = TournamentRunner.from_file(args.tournament, out=Path(args.out))
+    runner = TournamentRunner.from_file(args.tournament, out=Path(args.out), cluster=args.cluster)
     try:
         config = runner.config
         console.print(f"Tournament [bold]{config.name}[/]: {len(runner.plan)} sessions of "
@@ -386,6 +387,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="folder under which results/<tournament>/ is written (default: current)")
     run.add_argument("--no-report", action="store_true",
                      help="do not write the HTML report (results/<tournament>/report/) at the end")
+    run.add_argument("--cluster", metavar="ADDRESS", type=_cluster,
+                     help="play the sessions on a Dask cluster (the extra seka-arena[dask]): local:N starts N "
+                          "worker processes on this machine; tcp://HOST:PORT or tls://HOST:PORT is a running "
+                          "scheduler (bots then run in the sandbox); overrides the file's `executor`; "
+                          "see docs/scaling.md")
     run.set_defaults(run=_run)
 
     report = commands.add_parser("report", help="write a tournament's HTML report", description=_report.__doc__)
@@ -448,6 +454,13 @@ def _limit(key: str) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def _cluster(text: str) -> str:
+    problem = cluster_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
 
 
 def _isolation_option(parser: argparse.ArgumentParser) -> None:

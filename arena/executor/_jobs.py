@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine import Amount, Fault, Rules, profile
+from ..engine import Amount, Fault, Rules, RulesError, profile
 from ..history import history_text
 from ..match import SeatReport, run_session
 from ..transport import BotSpec
@@ -47,14 +47,25 @@ class SessionJob:
     """1 for the first time the driver hands the session out, 2 after a lost worker, ..."""
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Rules travel as their profile's name and table settings (see the module docstring).
+        # Rules travel as their profile's name and table settings (see the module docstring), when
+        # the profile of that name has the same hand values; whole otherwise.
         values = {item.name: getattr(self, item.name) for item in dataclasses.fields(self) if item.name != "rules"}
+        try:
+            registered = profile(self.rules.name).evaluator is self.rules.evaluator
+        except RulesError:
+            registered = False
+        if not registered:
+            return (_whole_job, (values, self.rules))
         return (_job, (values, self.rules.name, _table_settings(self.rules)))
 
 
 def _table_settings(rules: Rules) -> dict[str, Any]:
     return {item.name: getattr(rules, item.name) for item in dataclasses.fields(rules)
             if item.name not in ("name", "evaluator")}
+
+
+def _whole_job(values: dict[str, Any], rules: Rules) -> SessionJob:
+    return SessionJob(rules=rules, **values)
 
 
 def _job(values: dict[str, Any], profile_name: str, settings: dict[str, Any]) -> SessionJob:

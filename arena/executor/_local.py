@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
+from ..transport import BotSpec
 from ._governor import Governor
 from ._jobs import JobOutcome, SessionJob, play_job
 
@@ -38,6 +39,22 @@ class SessionExecutor(abc.ABC):
     @abc.abstractmethod
     def describe(self) -> str:
         """Where and how many at a time sessions are played, for the run's output."""
+
+    def verify(self, bots: Sequence[BotSpec]) -> None:
+        """Refuse, before anything is stored or started, bots this executor cannot play.
+
+        Raises:
+            arena.engine.ArenaError: naming the bot and why.
+        """
+        return None
+
+    async def prepare(self, bots: Sequence[BotSpec]) -> None:
+        """Ready the executor for these bots before their first session (a cluster ships their files).
+
+        Raises:
+            arena.engine.ArenaError: a bot this executor cannot play, saying why.
+        """
+        return None
 
     @abc.abstractmethod
     async def play(self, job: SessionJob) -> JobOutcome:

@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..engine import GEORGIAN, Rules, format_amount
+from ..executor import cluster_problem
 from ..transport import Isolation, ProcessLimits, TimeLimit, is_address
 from ._errors import ConfigProblem, TournamentConfigError
 from ._schedule import Format, count_sessions
@@ -350,6 +351,9 @@ class TournamentConfig:
     `sandbox` where it can, else `none` with a warning (`arena.transport.default_isolation`)."""
     restart_crashed: bool = True
     """Start a crashed bot again for its next session instead of folding it for the rest of the tournament."""
+    cluster: str | None = None
+    """Where sessions are played (`executor: {cluster: ...}`): None in this process (`executor: local`),
+    `local:N` on N worker processes this machine starts, or a Dask scheduler's address."""
     source: str = ""
     """The YAML text as read, stored with the results so a resumed run can check it has not changed."""
     path: Path | None = None
@@ -375,7 +379,7 @@ class TournamentConfig:
         return replace(self, seed=seed, seed_generated=False)
 
 
-RESULT_NEUTRAL = frozenset({"concurrency"})
+RESULT_NEUTRAL = frozenset({"concurrency", "executor"})
 """Settings a resumed run may change: they change how fast results come, never what they are."""
 
 
@@ -395,8 +399,8 @@ def tournament_violations(values: Mapping[str, Any]) -> list[Violation]:
     """
     violations: list[Violation] = []
     for key, check in (("table_size", TABLE_SIZE.problem), ("sessions_per_table", SESSIONS_PER_TABLE.problem),
-                       ("concurrency", CONCURRENCY.problem), ("name", name_problem)):
-        automatic = key == "concurrency" and values.get(key, 0) is None
+                       ("concurrency", CONCURRENCY.problem), ("name", name_problem), ("cluster", cluster_problem)):
+        automatic = key in ("concurrency", "cluster") and values.get(key, 0) is None
         if key in values and not automatic and (problem := check(values[key])) is not None:
             violations.append(Violation(key, problem))
     values = {key: value for key, value in values.items() if key not in {violation.field for violation in violations}}

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 import yaml
 
 from ..engine import GEORGIAN, Amount, RulesError, parse_amount, profile
+from ..executor import cluster_problem
 from ..transport import Isolation
 from ._config import (
     CONCURRENCY,
@@ -298,6 +299,7 @@ def _get(entries: dict[str, _Entry] | None, key: str, read: Callable[[yaml.Node]
 _TOP_KEYS = (
     "name", "participants", "profile", "table", "table_size", "format", "challenger",
     "sessions_per_table", "duplicate", "seed", "concurrency", "limits", "isolation", "restart_crashed",
+    "executor",
 )  # fmt: skip
 _PARTICIPANT_KEYS = ("name", "command", "address", "cwd", "env", "limits")
 _TABLE_KEYS = ("ante", "opening_stake", "max_bet", "max_actions", "pots")
@@ -339,6 +341,7 @@ def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_di
     concurrency = _get(top, "concurrency", lambda node: reader.integer(node, "concurrency", CONCURRENCY), None)
     isolation = _get(top, "isolation", lambda node: reader.choice(node, "isolation", Isolation), None)
     restart = _get(top, "restart_crashed", lambda node: reader.boolean(node, "restart_crashed"), True)
+    cluster = _get(top, "executor", lambda node: _read_executor(reader, node), None)
 
     # The rules across fields, each applied when the fields it reads are valid.
     known = {"participants": tuple(participants) if participants is not _BAD else _BAD, "rules": rules,
@@ -364,7 +367,21 @@ def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_di
         limits=limits,
         isolation=isolation,
         restart_crashed=restart,
+        cluster=cluster,
     )
+
+
+def _read_executor(reader: _Reader, node: yaml.Node) -> Any:
+    # `local` (the default), or `{cluster: ADDRESS}` for a Dask cluster: None or the address.
+    if isinstance(node, yaml.ScalarNode) and reader.scalar(node) == "local":
+        return None
+    entries = reader.mapping(node, "executor", ("cluster",), "executor settings (or `local`)")
+    if entries is None:
+        return _BAD
+    if "cluster" not in entries:
+        return reader.report(_line(node), "executor.cluster", "required: local:N or a Dask scheduler's address")
+    cluster_node = entries["cluster"].node
+    return reader.checked(cluster_node, "executor.cluster", reader.scalar(cluster_node), cluster_problem)
 
 
 def _read_seed(reader: _Reader, node: yaml.Node) -> Any:

@@ -31,7 +31,7 @@ from typing import Any
 import trio
 
 from ..engine import Amount, ArenaError, format_amount
-from ..executor import JobOutcome, LocalExecutor, SessionExecutor, SessionJob
+from ..executor import DaskExecutor, JobOutcome, LocalExecutor, SessionExecutor, SessionJob, is_remote
 from ..match import public_session_id
 from ..ratings import SessionOutcome, Standing, standings
 from ..storage import (
@@ -152,10 +152,16 @@ def _outcome(record: SessionRecord) -> SessionOutcome:
 class TournamentRunner:
     """One tournament's run from its YAML file to its standings, resumable at any point."""
 
-    def __init__(self, config: TournamentConfig, *, out: Path) -> None:
+    def __init__(self, config: TournamentConfig, *, out: Path, cluster: str | None = None) -> None:
+        """`cluster` (`--cluster`): where to play the sessions, instead of the file's `executor`."""
+        self.cluster = cluster if cluster is not None else config.cluster
+        """None (sessions in this process), `local:N` or a Dask scheduler's address."""
+        remote = self.cluster is not None and is_remote(self.cluster)
         self.isolation_warning: str | None = None
         """Why the bots run below `sandbox` when the file named no level, for the run's output."""
-        if config.isolation is None:
+        if remote:  # bots run on other machines, which check the level themselves
+            self.isolation = config.isolation or Isolation.SANDBOX
+        elif config.isolation is None:
             self.isolation, self.isolation_warning = default_isolation()
         else:
             verify_isolation(config.isolation)  # before anything is stored: say what the machine lacks
@@ -164,6 +170,12 @@ class TournamentRunner:
         self.hidden = [self.directory, *([config.path] if config.path is not None else [])]
         """What no sandboxed bot may be shown: the results (the store among them) and the tournament file."""
         verify_hidden(config, self.hidden, isolation=self.isolation)
+        self.executor: SessionExecutor = (
+            LocalExecutor(logs=self.directory / "logs", hidden=self.hidden, concurrency=config.concurrency)
+            if self.cluster is None else
+            DaskExecutor(self.cluster, isolation=self.isolation, concurrency=config.concurrency))
+        """Where sessions are played: in this process (`local`), or on a cluster's workers (`dask`)."""
+        self.executor.verify([bot_spec(participant, self.isolation) for participant in config.participants])
         self._folder = FolderLock.acquire(self.directory, purpose="run")  # held until close()
         try:
             discard_partial_files(self.directory)  # what a killed run was writing
@@ -189,9 +201,6 @@ class TournamentRunner:
         self.specs = {participant.name: bot_spec(participant, self.isolation)
                       for participant in self.config.participants}
         self._crashed: set[str] = set()
-        self.executor: SessionExecutor = LocalExecutor(logs=self.directory / "logs", hidden=self.hidden,
-                                                       concurrency=self.config.concurrency)
-        """Where sessions are played: in this process (`local`), or on a cluster's workers."""
         smallest = min(participant.limits.time.decision_ms for participant in self.config.participants)
         self._lag_warning = max(_LAG_WARNING, smallest / 1000 / 10)
 
@@ -205,8 +214,8 @@ class TournamentRunner:
                                "to start afresh")
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], *, out: Path) -> TournamentRunner:
-        return cls(load_config(path), out=out)
+    def from_file(cls, path: str | os.PathLike[str], *, out: Path, cluster: str | None = None) -> TournamentRunner:
+        return cls(load_config(path), out=out, cluster=cluster)
 
     def close(self) -> None:
         """Close the store and let another arena use the results folder."""
@@ -222,6 +231,7 @@ class TournamentRunner:
         next run replays them from their start.
         """
         async with self.executor:
+            await self.executor.prepare(list(self.specs.values()))
             return await self._run(self.executor, on_progress)
 
     async def _run(self, executor: SessionExecutor, on_progress: Callable[[Progress], None]) -> bool:

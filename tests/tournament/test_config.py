@@ -498,3 +498,19 @@ def test_plans_and_settings_are_bounded(tmp_path: Path) -> None:
     assert problems(tmp_path, f"name: x\nparticipants:\n{hundred}table_size: 4\n") == [
         "F:103: sessions_per_table: the plan would have 31369800 sessions, and at most 10000000 are played in one "
         "tournament: fewer participants, a smaller table_size or fewer sessions_per_table"]
+
+
+def test_the_executor_is_local_or_a_cluster_checked_like_every_other_key() -> None:
+    assert parse_config(GOOD + "executor: local\n").cluster is None
+    assert parse_config(GOOD + "executor: {cluster: local:2}\n").cluster == "local:2"
+    assert parse_config(GOOD + "executor:\n  cluster: tls://10.0.0.5:8786\n").cluster == "tls://10.0.0.5:8786"
+    with pytest.raises(TournamentConfigError) as caught:
+        parse_config(GOOD + "executor: {cluster: local:0}\n")
+    assert "<string>:8: executor.cluster: local:N starts N worker processes on this machine, 1 to 64, not 0" in str(
+        caught.value)
+    with pytest.raises(TournamentConfigError, match=r"executor.cluster: must be local:N or a scheduler's address"):
+        parse_config(GOOD + "executor: {cluster: 'http://x:1'}\n")
+    with pytest.raises(TournamentConfigError, match="executor: must be a mapping of executor settings"):
+        parse_config(GOOD + "executor: dask\n")
+    with pytest.raises(TournamentConfigError, match="cluster"):
+        replace(parse_config(GOOD), cluster="local:99")
