@@ -8,8 +8,8 @@ were written elsewhere) and who played it (attempt, worker). The driver alone wr
 the files: whoever plays a job only returns its outcome, so a job played twice (a retry, a lost
 result) can be stored once.
 
-A job's rules are pickled as their profile's name and table settings, not with the profile's
-hand-value table (a third of a megabyte): the worker looks the profile up in its own arena.
+A job's rules are pickled as their profile's name, options and table settings, not with the
+profile's hand-value table (a third of a megabyte): the worker looks the profile up in its own arena.
 """
 
 from __future__ import annotations
@@ -50,13 +50,14 @@ class SessionJob:
         # Rules travel as their profile's name and table settings (see the module docstring), when
         # the profile of that name has the same hand values; whole otherwise.
         values = {item.name: getattr(self, item.name) for item in dataclasses.fields(self) if item.name != "rules"}
+        options = dict(self.rules.options)
         try:
-            registered = profile(self.rules.name).evaluator is self.rules.evaluator
+            registered = profile(self.rules.name, options).evaluator is self.rules.evaluator
         except RulesError:
             registered = False
         if not registered:
             return (_whole_job, (values, self.rules))
-        return (_job, (values, self.rules.name, _table_settings(self.rules)))
+        return (_job, (values, self.rules.name, options, _table_settings(self.rules)))
 
 
 def _table_settings(rules: Rules) -> dict[str, Any]:
@@ -68,8 +69,8 @@ def _whole_job(values: dict[str, Any], rules: Rules) -> SessionJob:
     return SessionJob(rules=rules, **values)
 
 
-def _job(values: dict[str, Any], profile_name: str, settings: dict[str, Any]) -> SessionJob:
-    return SessionJob(rules=profile(profile_name).with_table(**settings), **values)
+def _job(values: dict[str, Any], profile_name: str, options: dict[str, Any], settings: dict[str, Any]) -> SessionJob:
+    return SessionJob(rules=profile(profile_name, options).with_table(**settings), **values)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import trio
 
-from arena.engine import GEORGIAN
+from arena.engine import GEORGIAN, profile
 from arena.executor import JobOutcome, LocalExecutor, SessionJob
 from arena.storage import SessionStatus
 from arena.tournament import TournamentRunner, load_config
@@ -27,6 +27,8 @@ def test_a_job_travels_as_its_profile_name_and_table_not_the_hand_table() -> Non
     data = pickle.dumps(job)
     assert len(pickle.dumps(GEORGIAN)) > 100_000 > 10 * len(data)  # the hand-value table stays home
     assert pickle.loads(data) == job
+    short = dataclasses.replace(job, rules=profile("georgian", {"deck": 32}).with_table(pots_per_session=3))
+    assert len(pickle.dumps(short)) < 10_000 and pickle.loads(pickle.dumps(short)) == short  # options travel too
 
 
 def test_a_session_played_twice_is_stored_once_with_the_first_history(tmp_path: Path) -> None:
