@@ -30,7 +30,7 @@ from typing import Any
 import grpc
 import trio
 
-from . import decisions, duplicate, engine, inflight, scaling, start, tournament
+from . import cluster, decisions, duplicate, engine, inflight, scaling, start, tournament
 from .common import FULL, QUICK, Sizes
 
 SECTIONS: dict[str, Callable[[Sizes, Path], Awaitable[dict[str, Any]]]] = {
@@ -39,6 +39,7 @@ SECTIONS: dict[str, Callable[[Sizes, Path], Awaitable[dict[str, Any]]]] = {
     "inflight": inflight.measure,
     "start": start.measure,
     "tournament": tournament.measure,
+    "cluster": cluster.measure,
     "scaling": scaling.measure,
     "duplicate": duplicate.measure,
 }
@@ -99,6 +100,16 @@ _ROWS: list[tuple[str, str, str, str | None]] = [
     ("tournament_bot_cpu_ms_per_session", "bot processes' CPU per tournament session (start included)", "ms",
      "tournament_arena_cpu_ms_per_session"),
     ("tournament_vs_longlived_ratio", "… ÷ sessions/min with 4 in flight on long-lived bots", "", None),
+    ("cluster_local_sessions_per_min", "same tournament again, local executor: sessions/min", "/min", None),
+    ("cluster_dask_sessions_per_min", "… on a local Dask cluster (local:2, 2 x 2 threads)", "/min",
+     "cluster_local_sessions_per_min"),
+    ("cluster_dask_start_seconds", "local:2: cluster start and bundles shipped", "s", None),
+    ("cluster_local_driver_cpu_ms_per_session", "driver CPU per session, local (arena side of every call)", "ms",
+     None),
+    ("cluster_dask_driver_cpu_ms_per_session", "driver CPU per session, local:2 (runner, client, scheduler)", "ms",
+     "cluster_local_driver_cpu_ms_per_session"),
+    ("cluster_dask_worker_cpu_ms_per_session", "workers' CPU per session, local:2 (arena side and bots)", "ms",
+     None),
     ("plan_seconds_bots_32", "plan(), 32 bots", "s", None),
     ("ratings_seconds_bots_4", "standings, 4 bots, 12 sessions", "s", None),
     ("ratings_seconds_bots_8", "standings, 8 bots, 56 sessions", "s", "ratings_seconds_bots_4"),

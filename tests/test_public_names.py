@@ -11,6 +11,7 @@ from types import ModuleType
 import pytest
 
 import arena.engine
+import arena.executor
 import arena.match
 import arena.ratings
 import arena.report
@@ -19,8 +20,8 @@ import arena.storage
 import arena.tournament
 import arena.transport
 
-PACKAGES = [arena.engine, arena.match, arena.ratings, arena.report, arena.sdk, arena.storage, arena.tournament,
-            arena.transport]
+PACKAGES = [arena.engine, arena.executor, arena.match, arena.ratings, arena.report, arena.sdk, arena.storage,
+            arena.tournament, arena.transport]
 
 
 def _at(module: str, qualname: str) -> object:

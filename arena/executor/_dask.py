@@ -52,6 +52,7 @@ CONNECT_SECONDS = 5.0
 _LOCAL = re.compile(r"local:(\d+)\Z")
 _ADDRESS = re.compile(r"((tcp|tls)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})\Z")
 MAX_LOCAL_WORKERS = 64
+_RECOUNT_SECONDS = 5.0
 
 
 class ClusterError(ArenaError):
@@ -116,6 +117,7 @@ class DaskExecutor(SessionExecutor):
         self._client: Client | None = None
         self._cluster: LocalCluster | None = None
         self._threads = 0
+        self._counted = 0.0
         self._bundles: dict[str, Future[bytes]] = {}  # digest -> its bytes in the cluster
         self._data: dict[str, bytes] = {}  # digest -> its bytes here, to scatter again if the cluster loses them
         self._shipped: dict[str, tuple[BotSpec, str]] = {}  # bot name -> shipped spec, digest
@@ -146,11 +148,11 @@ class DaskExecutor(SessionExecutor):
 
         if self.local_workers is not None:
             # Loopback only, no dashboard; a lost worker fails the task at once, so the driver counts
-            # and replays every attempt itself.
+            # and replays every attempt itself (and says so: Dask's own log lines stay quiet).
             with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
                 cluster = distributed.LocalCluster(
                     n_workers=self.local_workers, threads_per_worker=self.threads_per_worker, processes=True,
-                    host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
+                    host="127.0.0.1", dashboard_address=None, silence_logs=logging.CRITICAL)
             try:
                 return distributed.Client(cluster, set_as_default=False), cluster
             except BaseException:
@@ -174,7 +176,13 @@ class DaskExecutor(SessionExecutor):
         if refused:
             raise ClusterError("; ".join(f"worker {worker} cannot run bots at isolation `{self.isolation.value}`: "
                                          f"{problem}" for worker, problem in sorted(refused.items())))
-        self._threads = sum((await trio.to_thread.run_sync(client.nthreads)).values())
+        await self._count_threads()
+
+    async def _count_threads(self) -> None:
+        # Workers join and leave (an autoscaled cluster, a worker restarted): their threads are the limit.
+        assert self._client is not None
+        self._threads = sum((await trio.to_thread.run_sync(self._client.nthreads)).values())
+        self._counted = trio.current_time()
 
     async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
                         traceback: TracebackType | None) -> None:
@@ -259,7 +267,10 @@ class DaskExecutor(SessionExecutor):
             digests = [digest for digest in job.bundles if digest is not None]
             await self._ship(digests)
             try:
-                return await self._run(job, {digest: self._bundles[digest] for digest in digests})
+                outcome = await self._run(job, {digest: self._bundles[digest] for digest in digests})
+                if trio.current_time() - self._counted > _RECOUNT_SECONDS:
+                    await self._count_threads()
+                return outcome
             except (distributed.KilledWorker, FutureCancelledError) as lost:
                 # Lost with its worker, or before it started, with the only copies of a bundle.
                 if job.attempt >= MAX_ATTEMPTS:

@@ -256,7 +256,9 @@ class TournamentRunner:
                 return
             finished += 1
             faults += sum(sum(kinds.values()) for kinds in _faults_by_bot(outcome).values())
-            on_progress(Progress(finished, len(self.plan), faults, self.store.session(record.id)))
+            on_progress(Progress(finished, len(self.plan), faults, self.store.session(record.id), warning=(
+                f"session {record.id} was played again from its seed (attempt {outcome.attempt}, on "
+                f"{outcome.worker}): a worker was lost with it" if outcome.attempt > 1 else None)))
 
         async def watch_the_loop() -> None:
             # The arena's lateness is not charged to bots (see arena.transport), but it says the

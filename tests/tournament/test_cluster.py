@@ -63,6 +63,7 @@ def _children(pid: int) -> list[int]:
 async def test_a_worker_killed_mid_session_loses_nothing(finished: Path, tmp_path: Path) -> None:
     runner = TournamentRunner(load_config(definition(tmp_path)), out=tmp_path / "out", cluster="local:2")
     killed: list[int] = []
+    warnings: list[str] = []
 
     async def kill_a_worker_in_a_session() -> None:
         # A worker process of this test's cluster that has bots running is in the middle of a session.
@@ -77,6 +78,7 @@ async def test_a_worker_killed_mid_session_loses_nothing(finished: Path, tmp_pat
     try:
         async with trio.open_nursery() as nursery:
             def progress(report: Progress) -> None:
+                warnings.extend([report.warning] if report.warning is not None else [])
                 if report.last is not None and not killed and not nursery.cancel_scope.cancel_called:
                     nursery.start_soon(kill_a_worker_in_a_session)
 
@@ -88,6 +90,7 @@ async def test_a_worker_killed_mid_session_loses_nothing(finished: Path, tmp_pat
         runner.close()
     assert killed
     assert {2} in attempts.values(), attempts  # the session lost with the worker, played again from its seed
+    assert any("was played again from its seed (attempt 2" in warning for warning in warnings), warnings
     _same_results(runner.directory, finished / "out" / "results" / "small")
 
 
