@@ -17,7 +17,7 @@ import math
 import os
 import random
 
-from arena.sdk import Action, Amount, Bet, Bot, Fold, Show, SvaraOffer, Turn, run
+from arena.sdk import Action, Amount, Bet, Bot, Fold, Hello, Show, SvaraOffer, Turn, run
 
 
 def random_amount(rng: random.Random, low: Amount, high: Amount) -> Amount:
@@ -41,7 +41,13 @@ class RandomBot(Bot):
     version = "1.0"
 
     def __init__(self, seed: str | None = None) -> None:
+        self.seed = seed
         self.rng = random.Random(seed)
+
+    def on_hello(self, hello: Hello) -> None:
+        # Every session starts from the seed: a process serving several sessions in turn
+        # (`bot_processes: reuse`) plays each as a fresh one would.
+        self.rng = random.Random(self.seed)
 
     def act(self, turn: Turn) -> Action:
         kinds = ["fold", "bet", "show"] if turn.can_show else ["fold", "bet"]

@@ -133,6 +133,7 @@ class StrongBot(Bot):
     def on_hello(self, hello: Hello) -> None:
         self.opening_stake = hello.table.opening_stake
         self.evaluator = hello.hand_evaluator()
+        self.shown.clear()  # a session's showdowns tell nothing of the next session's opponents
 
     def on_showdown(self, showdown: Showdown) -> None:
         table = percentiles(self.evaluator)

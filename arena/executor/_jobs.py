@@ -24,7 +24,7 @@ from typing import Any
 from ..engine import Amount, Fault, Rules, RulesError, profile
 from ..history import history_text
 from ..match import SeatReport, run_session
-from ..transport import BotSpec
+from ..transport import BotPool, BotSpec
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ class JobOutcome:
 
 
 async def play_job(job: SessionJob, *, log_dir: Path, hidden: Sequence[Path] = (), worker: str = "local",
-                   logs_back: bool = False) -> JobOutcome:
+                   logs_back: bool = False, pool: BotPool | None = None) -> JobOutcome:
     """Launch the job's bots, play the session and stop them; the outcome, with the history's bytes.
 
     Args:
@@ -115,10 +115,11 @@ async def play_job(job: SessionJob, *, log_dir: Path, hidden: Sequence[Path] = (
         hidden: what no sandboxed bot may be shown (see `arena.match.run_session`).
         worker: how the outcome names who played it.
         logs_back: read the log files into the outcome (a worker on another machine).
+        pool: lease the bots from this pool (launched for the session, or warm) instead.
     """
     started = time.monotonic()
     result = await run_session(job.rules, job.bots, seed=job.seed, session_id=job.session_id,
-                               public_id=job.public_id, log_dir=log_dir, hidden=hidden)
+                               public_id=job.public_id, log_dir=log_dir, hidden=hidden, pool=pool)
     logs = {path.name: path.read_bytes() for path in sorted(log_dir.glob("*.log"))} if logs_back else {}
     return JobOutcome(session_id=job.session_id, balances=result.balances, winners=result.winners,
                           seats=result.seats, history=history_text(result.events).encode("ascii"),

@@ -9,7 +9,10 @@ processes kept between sessions, starts them there and stops them on the way out
 `LocalExecutor` plays every session as a task of the caller's trio loop (the caller's nursery
 and its limit are the semaphore), bots launched on this machine from their own folders, their
 logs written in place. Its limit is the `Governor`'s: fixed by `concurrency`, or fitted to what
-sessions cost on this machine's cores.
+sessions cost on this machine's cores. While it is entered, its sessions lease their bots from
+one `arena.transport.BotPool`: a process per session (`bot_processes: fresh`), stopped once the
+session is over without the session waiting for it, or warm processes that serve several
+sessions in turn (`reuse`; see the pool for the rules that keep that fair).
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from __future__ import annotations
 import abc
 import time
 from collections.abc import Sequence
+from contextlib import AsyncExitStack
 from pathlib import Path
 from types import TracebackType
 
-from ..transport import BotSpec
+from ..transport import BotPool, BotSpec, open_bot_pool
 from ._governor import Governor
 from ._jobs import JobOutcome, SessionJob, play_job
 
@@ -78,7 +82,8 @@ class LocalExecutor(SessionExecutor):
 
     name = "local"
 
-    def __init__(self, *, logs: Path, hidden: Sequence[Path] = (), concurrency: int | None = None) -> None:
+    def __init__(self, *, logs: Path, hidden: Sequence[Path] = (), concurrency: int | None = None,
+                 sessions_per_process: int = 1, seats: int = 2) -> None:
         self.logs = logs
         """Each session's bot logs go to `logs/<session id>/`."""
         self.hidden = tuple(hidden)
@@ -88,6 +93,23 @@ class LocalExecutor(SessionExecutor):
         self._in_flight = 0
         # The process's CPU, shared among the sessions in flight as each ends.
         self._cpu, self._at = time.process_time(), time.monotonic()
+        self.sessions_per_process = sessions_per_process
+        """Sessions one bot process serves at most: 1 with `bot_processes: fresh`."""
+        self._seats = seats
+        self._pool: BotPool | None = None
+        self._entered = AsyncExitStack()
+
+    async def __aenter__(self) -> LocalExecutor:
+        # Enough warm processes wait between sessions for the sessions in flight and the next ones.
+        self._pool = await self._entered.enter_async_context(open_bot_pool(
+            hidden=self.hidden, max_sessions=self.sessions_per_process,
+            keep_idle=lambda: 2 * self._seats * self.governor.limit))
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        traceback: TracebackType | None) -> None:
+        self._pool = None
+        await self._entered.__aexit__(kind, error, traceback)  # every bot process stopped and reaped
 
     @property
     def limit(self) -> int:
@@ -102,7 +124,7 @@ class LocalExecutor(SessionExecutor):
     async def play(self, job: SessionJob) -> JobOutcome:
         self._in_flight += 1
         try:
-            outcome = await play_job(job, log_dir=self.logs / job.session_id, hidden=self.hidden)
+            outcome = await play_job(job, log_dir=self.logs / job.session_id, hidden=self.hidden, pool=self._pool)
         finally:
             self._in_flight -= 1
         now, cpu = time.monotonic(), time.process_time()

@@ -12,6 +12,7 @@ gets one Notify, the session's end carrying what is left.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from ..engine import (
 from ..transport import (
     BotConnection,
     BotFault,
+    BotPool,
     BotSpec,
     NoticeBoard,
     Notices,
@@ -184,8 +186,9 @@ async def play_session(
 
 def _report(seat: int, bot: BotConnection) -> SeatReport:
     dead = bot.dead
-    # What its processes used from launch to now (the end): what the bot costs the machine.
-    cpu = None if bot.process is None else round(bot.process.cpu.cpu_seconds() * 1000)
+    # What its processes used in this session (from launch, for a process launched for it): what the
+    # bot costs the machine.
+    cpu = None if bot.process is None else round((bot.process.cpu.cpu_seconds() - bot.cpu_base) * 1000)
     reasons = tuple((kind.value, reason, count) for (kind, reason), count in bot.telemetry.reasons.most_common())
     return SeatReport(seat, bot.name, {**bot.telemetry.summary(), "cpu_ms": cpu}, None if dead is None else dead.kind,
                       None if dead is None else dead.detail, reasons)
@@ -202,22 +205,31 @@ async def run_session(
     public_id: str | None = None,
     on_events: Callable[[SessionState, Sequence[Event]], None] | None = None,
     hidden: Sequence[Path] = (),
+    pool: BotPool | None = None,
 ) -> SessionResult:
     """Launch (or connect to) every bot afresh, play one session, and stop them all.
 
     `hidden`: what no sandboxed bot may be shown (the results, the tournament file); a bot whose
     command would show it any part of them, or of `log_dir`, is refused (SandboxError).
+    With a `pool`, the bots are leased from it instead (launched for the session, or warm: see
+    `arena.transport.BotPool`), keyed by `seed`, and it stops them.
     """
     done = trio.Event()
     ready_send, ready_receive = trio.open_memory_channel[tuple[int, BotConnection]](len(specs))
 
-    async def hold(seat: int, spec: BotSpec, sockets: Path) -> None:
+    async def hold(seat: int, spec: BotSpec, sockets: Path | None) -> None:
         # Each bot lives in its own task so that its context is entered and left by the same task.
-        async with open_bot(spec, log_dir=log_dir, socket_dir=sockets, hidden=hidden) as connection:
+        opened: AbstractAsyncContextManager[BotConnection]
+        if pool is not None:
+            opened = pool.lease(spec, key=seed, log_dir=log_dir)
+        else:
+            assert sockets is not None
+            opened = open_bot(spec, log_dir=log_dir, socket_dir=sockets, hidden=hidden)
+        async with opened as connection:
             await ready_send.send((seat, connection))
             await done.wait()
 
-    with session_folder() as sockets:
+    with session_folder() if pool is None else nullcontext(None) as sockets:
         async with trio.open_nursery() as nursery:
             for seat, spec in enumerate(specs):  # started together: readiness dominates set-up time
                 nursery.start_soon(hold, seat, spec, sockets)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import _util
 from ..transport import Isolation as Isolation
 from ._config import BotLimits as BotLimits
+from ._config import BotProcesses as BotProcesses
 from ._config import Participant as Participant
 from ._config import TournamentConfig as TournamentConfig
 from ._config import limit_problem as limit_problem

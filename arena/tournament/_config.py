@@ -12,6 +12,7 @@ it reads, so it can place each problem on its file line and report every problem
 from __future__ import annotations
 
 import difflib
+import enum
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -253,6 +254,20 @@ SESSIONS_PER_TABLE = Bounds(1, 1_000_000)
 """Duplicate blocks (or sessions, without duplicate dealing) per table."""
 CONCURRENCY = Bounds(1, 1024)
 """Sessions in flight."""
+SESSIONS_PER_PROCESS = Bounds(1, 1_000_000)
+"""Sessions one warm bot process serves at most (`max_sessions_per_process`)."""
+DEFAULT_SESSIONS_PER_PROCESS = 100
+"""`max_sessions_per_process` when the file leaves it out."""
+
+
+class BotProcesses(enum.Enum):
+    """Whether a bot process serves one session or several (`bot_processes`; docs/tournaments.md)."""
+
+    FRESH = "fresh"
+    """Every session launches its bots afresh: nothing a bot remembers reaches another session."""
+    REUSE = "reuse"
+    """A bot process that got through a session cleanly may serve later ones (never both mirrors of
+    a duplicate block, never two at once): start-up is paid once per process, not per session."""
 POTS = Bounds(1, 10_000)
 """Ordinary pots in a session (`table.pots`)."""
 MAX_ACTIONS = Bounds(2, 10_000)
@@ -354,6 +369,10 @@ class TournamentConfig:
     cluster: str | None = None
     """Where sessions are played (`executor: {cluster: ...}`): None in this process (`executor: local`),
     `local:N` on N worker processes this machine starts, or a Dask scheduler's address."""
+    bot_processes: BotProcesses = BotProcesses.FRESH
+    """A process per session, or warm processes serving several (see `BotProcesses`)."""
+    max_sessions_per_process: int | None = None
+    """With `reuse`, the sessions one process serves at most (None: `DEFAULT_SESSIONS_PER_PROCESS`)."""
     source: str = ""
     """The YAML text as read, stored with the results so a resumed run can check it has not changed."""
     path: Path | None = None
@@ -366,6 +385,13 @@ class TournamentConfig:
     def names(self) -> tuple[str, ...]:
         """The participants' names in file order."""
         return tuple(participant.name for participant in self.participants)
+
+    @property
+    def sessions_per_process(self) -> int:
+        """The sessions one bot process serves at most: 1 with `fresh`."""
+        if self.bot_processes is BotProcesses.FRESH:
+            return 1
+        return self.max_sessions_per_process or DEFAULT_SESSIONS_PER_PROCESS
 
     def participant(self, name: str) -> Participant:
         """The participant called `name`; `KeyError` if there is none."""
@@ -399,8 +425,9 @@ def tournament_violations(values: Mapping[str, Any]) -> list[Violation]:
     """
     violations: list[Violation] = []
     for key, check in (("table_size", TABLE_SIZE.problem), ("sessions_per_table", SESSIONS_PER_TABLE.problem),
-                       ("concurrency", CONCURRENCY.problem), ("name", name_problem), ("cluster", cluster_problem)):
-        automatic = key in ("concurrency", "cluster") and values.get(key, 0) is None
+                       ("concurrency", CONCURRENCY.problem), ("name", name_problem), ("cluster", cluster_problem),
+                       ("max_sessions_per_process", SESSIONS_PER_PROCESS.problem)):
+        automatic = key in ("concurrency", "cluster", "max_sessions_per_process") and values.get(key, 0) is None
         if key in values and not automatic and (problem := check(values[key])) is not None:
             violations.append(Violation(key, problem))
     values = {key: value for key, value in values.items() if key not in {violation.field for violation in violations}}
@@ -419,6 +446,10 @@ def tournament_violations(values: Mapping[str, Any]) -> list[Violation]:
     if size is not None and names is not None and size > len(names):
         violations.append(Violation("table_size", f"a table of {size} needs at least {size} participants, "
                                     f"and there are {len(names)}", at=("table_size", "participants")))
+    if values.get("bot_processes") is BotProcesses.FRESH and values.get("max_sessions_per_process") is not None:
+        violations.append(Violation("max_sessions_per_process",
+                                    "only used with bot_processes: reuse (with fresh every session has its own "
+                                    "processes)", at=("max_sessions_per_process", "bot_processes")))
     fmt, challenger = values.get("format"), values.get("challenger", ...)
     if fmt is Format.GAUNTLET and challenger is None:
         violations.append(Violation("challenger",

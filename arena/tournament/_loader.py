@@ -36,9 +36,11 @@ from ._config import (
     LIMIT_BOUNDS,
     MAX_ACTIONS,
     POTS,
+    SESSIONS_PER_PROCESS,
     SESSIONS_PER_TABLE,
     TABLE_SIZE,
     BotLimits,
+    BotProcesses,
     Bounds,
     Participant,
     TournamentConfig,
@@ -300,6 +302,7 @@ _TOP_KEYS = (
     "name", "participants", "profile", "table", "table_size", "format", "challenger",
     "sessions_per_table", "duplicate", "seed", "concurrency", "limits", "isolation", "restart_crashed",
     "executor",
+    "bot_processes", "max_sessions_per_process",
 )  # fmt: skip
 _PARTICIPANT_KEYS = ("name", "command", "address", "cwd", "env", "limits")
 _TABLE_KEYS = ("ante", "opening_stake", "max_bet", "max_actions", "pots")
@@ -342,11 +345,16 @@ def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_di
     isolation = _get(top, "isolation", lambda node: reader.choice(node, "isolation", Isolation), None)
     restart = _get(top, "restart_crashed", lambda node: reader.boolean(node, "restart_crashed"), True)
     cluster = _get(top, "executor", lambda node: _read_executor(reader, node), None)
+    processes = _get(top, "bot_processes", lambda node: reader.choice(node, "bot_processes", BotProcesses),
+                     BotProcesses.FRESH)
+    per_process = _get(top, "max_sessions_per_process",
+                       lambda node: reader.integer(node, "max_sessions_per_process", SESSIONS_PER_PROCESS), None)
 
     # The rules across fields, each applied when the fields it reads are valid.
     known = {"participants": tuple(participants) if participants is not _BAD else _BAD, "rules": rules,
              "table_size": table_size, "format": fmt, "challenger": challenger, "duplicate": duplicate,
-             "sessions_per_table": sessions, "concurrency": concurrency}
+             "sessions_per_table": sessions, "concurrency": concurrency, "bot_processes": processes,
+             "max_sessions_per_process": per_process}
     reader.report_violations(tournament_violations({key: value for key, value in known.items() if value is not _BAD}),
                              top, path="", line=first_line)
 
@@ -368,6 +376,8 @@ def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_di
         isolation=isolation,
         restart_crashed=restart,
         cluster=cluster,
+        bot_processes=processes,
+        max_sessions_per_process=per_process,
     )
 
 

@@ -21,6 +21,7 @@ import io
 import itertools
 import json
 import os
+import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -55,7 +56,7 @@ from ..transport import (
     verify_bot_folders,
     verify_isolation,
 )
-from ._config import RESULT_NEUTRAL, Participant, TournamentConfig
+from ._config import RESULT_NEUTRAL, BotProcesses, Participant, TournamentConfig
 from ._loader import load_config
 from ._schedule import Plan, PlannedSession, commitment, plan
 
@@ -170,8 +171,13 @@ class TournamentRunner:
         self.hidden = [self.directory, *([config.path] if config.path is not None else [])]
         """What no sandboxed bot may be shown: the results (the store among them) and the tournament file."""
         verify_hidden(config, self.hidden, isolation=self.isolation)
+        if self.cluster is not None and config.bot_processes is BotProcesses.REUSE:
+            raise ArenaError("bot_processes: reuse runs with the local executor only (warm bot processes live "
+                             f"beside the arena that leases them), not on the cluster {self.cluster}: leave out "
+                             "the cluster, or use bot_processes: fresh")
         self.executor: SessionExecutor = (
-            LocalExecutor(logs=self.directory / "logs", hidden=self.hidden, concurrency=config.concurrency)
+            LocalExecutor(logs=self.directory / "logs", hidden=self.hidden, concurrency=config.concurrency,
+                          sessions_per_process=config.sessions_per_process, seats=config.table_size)
             if self.cluster is None else
             DaskExecutor(self.cluster, isolation=self.isolation, concurrency=config.concurrency))
         """Where sessions are played: in this process (`local`), or on a cluster's workers (`dask`)."""
@@ -397,6 +403,12 @@ def tournament_results(store: Store, *, resamples: int = RESAMPLES) -> Tournamen
         for bot, kinds in (record.faults or {}).items():
             faults[bot].update(kinds)
     reasons = store.fault_reasons()
+    launches: dict[str, list[float]] = defaultdict(list)
+    for record in records:
+        for bot, entry in (record.telemetry or {}).items():
+            if isinstance(entry, dict) and isinstance(launch := entry.get("launch"), dict) \
+                    and isinstance(ready := launch.get("ready_ms"), (int, float)):
+                launches[bot].append(float(ready))
     levels = sorted({level for record in records for level in _isolation_levels(record)})
     warnings = []
     if any(record.mirror > 0 for record in store.sessions()):  # duplicate blocks
@@ -412,7 +424,8 @@ def tournament_results(store: Store, *, resamples: int = RESAMPLES) -> Tournamen
         "secret": tournament.secret if complete or tournament.secret_revealed else None,
         "isolation": levels,
         "warnings": warnings,
-        "standings": [_standing_json(row, faults[row.name], reasons.get(row.name, [])) for row in rows],
+        "standings": [_standing_json(row, faults[row.name], reasons.get(row.name, []), launches.get(row.name, []))
+                      for row in rows],
     }
     return TournamentResults(document, crosstable_csv(records, [row.name for row in rows]))
 
@@ -467,7 +480,8 @@ def recompute_results(path: Path, *, write: bool = True,
             lock.release()
 
 
-def _standing_json(row: Standing, faults: Counter[str], reasons: Sequence[FaultReason]) -> dict[str, Any]:
+def _standing_json(row: Standing, faults: Counter[str], reasons: Sequence[FaultReason],
+                   launches: Sequence[float]) -> dict[str, Any]:
     return {
         "name": row.name,
         "rating": round(row.rating, 1),
@@ -488,6 +502,8 @@ def _standing_json(row: Standing, faults: Counter[str], reasons: Sequence[FaultR
                            "sessions": list(reason.sessions)} for reason in reasons],
         "sequential_elo": round(row.sequential_elo, 1),
         "los": {other: round(value, 4) for other, value in row.los.items()},
+        "launch_to_ready_ms": None if not launches else {
+            "median": round(statistics.median(launches), 1), "max": round(max(launches), 1), "launches": len(launches)},
     }
 
 

@@ -22,6 +22,8 @@ from ._faults import MalformedReplyError as MalformedReplyError
 from ._faults import verify_reply as verify_reply
 from ._notices import NoticeBoard as NoticeBoard
 from ._notices import Notices as Notices
+from ._pool import BotPool as BotPool
+from ._pool import open_bot_pool as open_bot_pool
 from ._process import BotProcess as BotProcess
 from ._process import Stopped as Stopped
 from ._process import Stopping as Stopping

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
 import shutil
@@ -26,7 +27,7 @@ from .._proto.seka.v1 import seka_pb2 as pb
 from .._proto.seka.v1 import seka_pb2_grpc as pb_grpc
 from ..engine import Action, ArenaError, Fault, Rules, SvaraAnswer, SvaraView, TurnView
 from ..protocol import ADDRESS_ENV, SERVICE_NAME
-from ._bridge import PendingCall, call_unary
+from ._bridge import PendingCall
 from ._convert import (
     HelloInfo,
     action_from_reply,
@@ -70,6 +71,11 @@ _MIN_GRACE_MS = 2000
 """The least default grace: a short limit on a busy machine needs more than a few times itself."""
 _POLL = 0.25
 """Seconds one health check may take while the bot starts."""
+_FIRST_PAUSE, _LAST_PAUSE = 0.001, 0.02
+"""Seconds between health checks of a starting bot that is not ready yet: the pause doubles from
+the first to the last, so a bot that becomes ready just after a check waits at most about as long
+again as it had already waited (at most `_LAST_PAUSE`), and one that loads for seconds is asked
+50 times a second."""
 _READY_NAMES = ("", SERVICE_NAME)
 """The health service's names that must report SERVING (docs/protocol.md, launch contract 3)."""
 _SERVING = health_pb2.HealthCheckResponse.ServingStatus.Name(health_pb2.HealthCheckResponse.SERVING)
@@ -198,6 +204,17 @@ class Telemetry:
     credited: list[float] = field(default_factory=list)
     """Seconds past the per-decision limit not charged to the bot, per call answered that way:
     time it could not use (see `_fairness`)."""
+    ready_seconds: float | None = None
+    """From the start of its launch until its health service reported SERVING (None: not launched
+    for this session, or never ready)."""
+    socket_seconds: float | None = None
+    """From the start of its launch until its socket appeared (None: not launched for this session,
+    or no socket seen)."""
+    ready_checks: int = 0
+    """Rounds of health checks until it was ready."""
+    process_session: int | None = None
+    """Which session of its process this is: 1 for a process launched for it, 2 and more for a warm
+    process serving again (`bot_processes: reuse`); None for a bot given by its address."""
 
     def record_fault(self, kind: Fault, reason: str) -> None:
         """Count one fault of the bot's, with its reason."""
@@ -220,6 +237,11 @@ class Telemetry:
             "faults": dict(sorted((kind.value, count) for kind, count in self.faults.items())),
             "hello": None if self.hello is None else {"name": self.hello.name, "version": self.hello.version},
             "credited": {"calls": len(self.credited), "ms": ms(sum(self.credited))},
+            "launch": None if self.ready_seconds is None else {
+                "ready_ms": ms(self.ready_seconds),
+                "socket_ms": None if self.socket_seconds is None else ms(self.socket_seconds),
+                "checks": self.ready_checks},
+            "process_session": self.process_session,
         }
 
 
@@ -242,7 +264,9 @@ class BotConnection:
         self._svara: grpc.UnaryUnaryMultiCallable[pb.SvaraOffer, pb.SvaraReply] = stub.Svara
         self._notify: grpc.UnaryUnaryMultiCallable[pb.Notice, pb.NoticeReply] = stub.Notify
         self._health = health_pb2_grpc.HealthStub(self._channel)
-        self.telemetry = Telemetry()
+        self.telemetry = Telemetry(process_session=None if process is None else 1)
+        self.cpu_base = 0.0
+        """CPU seconds the bot's processes had used when its session began (0 for a process launched for it)."""
         # Seconds, for trio and gRPC; read on every call, so converted once.
         self._decision = spec.limit.decision_seconds
         self._slack = spec.limit.slack_seconds
@@ -265,6 +289,30 @@ class BotConnection:
         `SERVING`, or `NOT_FOUND` for a name it does not know (check-bot warns of that)."""
         self.seen = f"nothing listening at {address}"
         """What the last readiness check saw, named in the fault of a bot that is not ready in time."""
+        self.folder: Path | None = None
+        """A launched bot's private socket folder, removed once it is stopped."""
+        self.ready_at: float | None = None
+        """time.monotonic() when the bot was found ready."""
+        self.checked_at: float | None = None
+        """time.monotonic() when the first health check was sent."""
+
+    def begin_session(self, served: int) -> None:
+        """Make a warm process's connection ready for the `served`-th session of its process: nothing
+        the arena knew of its earlier sessions carries over (telemetry and faults, the time bank,
+        being behind, the last call's times, the grpcio thread that took its replies in, the CPU it
+        used), so every fault and every figure of this session is this session's own."""
+        self.telemetry = Telemetry(process_session=served)
+        self.bank_left = self.spec.limit.time_bank_seconds
+        self.behind = False
+        self._elapsed = self._charged = 0.0
+        self._callback_thread = None
+        self.cpu_base = self.process.cpu.cpu_seconds() if self.process is not None else 0.0
+
+    def is_clean(self) -> bool:
+        """Whether the bot got through its session without any fault, alive and answering: only
+        such a process may serve another session."""
+        return (self.dead is None and not self.behind and not self.telemetry.faults
+                and (self.process is None or self.process.returncode is None))
 
     def close(self) -> None:
         if self._watch is not None:
@@ -280,20 +328,29 @@ class BotConnection:
         A bot given by its address where nothing listens is a crash at once: nobody is starting it.
         """
         started = time.monotonic()
+        pause = _FIRST_PAUSE
         try:
             with trio.fail_after(self.spec.limit.start_seconds):
                 while True:
                     if self.process is not None and self.process.returncode is not None:
                         await self._settle_stderr()
                     self._raise_if_exited("exited before it was ready")
+                    self.telemetry.ready_checks += 1
                     if await self._is_ready():
-                        LOGGER.debug("%s ready after %.3fs: %s", self.name, time.monotonic() - started, self.health)
+                        self.ready_at = time.monotonic()
+                        LOGGER.debug("%s ready after %.3fs: %s", self.name, self.ready_at - started, self.health)
+                        if self.process is not None:
+                            launched = self.process.launched_at
+                            self.telemetry.ready_seconds = self.ready_at - launched
+                            if self.process.socket_seen is not None:
+                                self.telemetry.socket_seconds = self.process.socket_seen - launched
                         # grpcio starts a thread per channel whenever a call begins on an
                         # idle channel and stops it when the last call ends; one long-lived
                         # Watch stream keeps it running, which saves ~100 us of CPU per call.
                         self._watch = self._health.Watch(health_pb2.HealthCheckRequest(service=""))
                         return
-                    await trio.sleep(0.01)
+                    await trio.sleep(pause)
+                    pause = min(2 * pause, _LAST_PAUSE)
         except trio.TooSlowError:
             self.dead = self.not_ready()
         except BotFault as fault:
@@ -311,10 +368,21 @@ class BotConnection:
             BotFault: a bot given by its address refused the connection.
         """
         statuses: dict[str, str] = {}
-        for name in _READY_NAMES:
+        # Both names at once: a second round trip after the first would be waiting of the arena's own.
+        if self.checked_at is None:
+            self.checked_at = time.monotonic()
+        calls = [(name, PendingCall(self._health.Check, health_pb2.HealthCheckRequest(service=name), timeout=_POLL))
+                 for name in _READY_NAMES]
+        try:
+            for _, call in calls:
+                await call.wait(math.inf)  # each ends by its gRPC deadline
+        except BaseException:
+            for _, call in calls:
+                call.cancel()
+            raise
+        for name, call in calls:
             try:
-                reply = await call_unary(self._health.Check, health_pb2.HealthCheckRequest(service=name),
-                                         timeout=_POLL)
+                reply = call.result()
             except grpc.RpcError as error:
                 code, details = error.code(), error.details() or ""
                 if code == grpc.StatusCode.NOT_FOUND:
@@ -535,38 +603,62 @@ async def open_bot(spec: BotSpec, *, log_dir: Path, socket_dir: Path,
             connection.close()
         return
     async with trio.open_nursery() as nursery:
-        process = None
-        address = spec.address
-        private: Path | None = None
+        connection = await launch_bot(spec, nursery=nursery, log_dir=log_dir, socket_dir=socket_dir, hidden=hidden)
         try:
-            if spec.command is not None:
-                # Short: a unix socket path has room for about 100 bytes.
-                private = Path(tempfile.mkdtemp(prefix=f"{spec.name[:12]}-", dir=socket_dir))
-                address = f"unix:{private / _SOCKET}"
-                if spec.isolation is Isolation.SANDBOX:
-                    env = sandbox_env(spec.env, address_env=ADDRESS_ENV, address=address)
-                else:
-                    env = {**os.environ, **spec.env, ADDRESS_ENV: address}
-                process = BotProcess.launch(spec.command, name=spec.name, log_dir=log_dir, cwd=spec.cwd, env=env,
-                                            limits=spec.process, isolation=spec.isolation, writable=private,
-                                            private=hidden)
-                nursery.start_soon(process.drain_output)
-            assert address is not None
-            connection = BotConnection(spec, address, process)
-            try:
-                if private is not None:
-                    await _claim_socket(connection, private / _SOCKET, seal=spec.isolation is Isolation.SANDBOX)
-                else:
-                    await connection.wait_ready()
-                yield connection
-            finally:
-                connection.close()
-                if process is not None:
-                    with trio.CancelScope(shield=True):
-                        await process.stop()
+            yield connection
         finally:
-            if private is not None:
-                shutil.rmtree(private, ignore_errors=True)
+            await shut_down(connection)
+
+
+async def launch_bot(spec: BotSpec, *, nursery: trio.Nursery, log_dir: Path, socket_dir: Path,
+                     hidden: Sequence[Path] = ()) -> BotConnection:
+    """Launch (or connect to) a bot, its output drained in `nursery`, and wait until it is ready:
+    `open_bot` without the stopping, for a caller that keeps the bot longer (`shut_down` stops it).
+
+    Raises:
+        SandboxError: the machine cannot provide the bot's isolation level.
+    """
+    address = spec.address
+    private: Path | None = None
+    process = None
+    if spec.command is not None:
+        # Short: a unix socket path has room for about 100 bytes.
+        private = Path(tempfile.mkdtemp(prefix=f"{spec.name[:12]}-", dir=socket_dir))
+        address = f"unix:{private / _SOCKET}"
+        if spec.isolation is Isolation.SANDBOX:
+            env = sandbox_env(spec.env, address_env=ADDRESS_ENV, address=address)
+        else:
+            env = {**os.environ, **spec.env, ADDRESS_ENV: address}
+        try:
+            process = BotProcess.launch(spec.command, name=spec.name, log_dir=log_dir, cwd=spec.cwd, env=env,
+                                        limits=spec.process, isolation=spec.isolation, writable=private,
+                                        private=hidden)
+        except BaseException:
+            shutil.rmtree(private, ignore_errors=True)
+            raise
+        nursery.start_soon(process.drain_output)
+    assert address is not None
+    connection = BotConnection(spec, address, process)
+    connection.folder = private
+    try:
+        if private is not None:
+            await _claim_socket(connection, private / _SOCKET, seal=spec.isolation is Isolation.SANDBOX)
+        else:
+            await connection.wait_ready()
+    except BaseException:
+        await shut_down(connection)
+        raise
+    return connection
+
+
+async def shut_down(connection: BotConnection) -> None:
+    """Close the connection, stop and reap a launched bot, and remove its socket folder; never cancelled."""
+    connection.close()
+    with trio.CancelScope(shield=True):
+        if connection.process is not None:
+            await connection.process.stop()
+    if connection.folder is not None:
+        shutil.rmtree(connection.folder, ignore_errors=True)
 
 
 async def _claim_socket(connection: BotConnection, socket: Path, *, seal: bool) -> None:

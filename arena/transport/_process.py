@@ -17,6 +17,7 @@ bot's process group (setsid) may hold them open for ever, and must not keep the 
 
 from __future__ import annotations
 
+import ctypes
 import enum
 import fcntl
 import logging
@@ -60,6 +61,46 @@ _OUTPUT_RATE = 16 << 20
 _OUTPUT_BURST = 16 << 20
 # Bytes per read, and the size asked for the pipes (a flood then costs ~16 reads a second).
 _READ = 1 << 20
+# Seconds between looks at whether a bot that has made no socket yet has exited meanwhile.
+_EXIT_POLL = 0.05
+# Seconds between looks for the socket where the folder cannot be watched (no inotify instance left).
+_SOCKET_POLL = 0.01
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_IN_MOVED_TO, _IN_CREATE = 0x80, 0x100
+
+
+class _FolderWatch:
+    """inotify on one folder: its file descriptor becomes readable when an entry appears in it, so
+    the arena learns of a bot's socket the moment the bot binds it, instead of at its next poll."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    @classmethod
+    def open(cls, folder: Path) -> _FolderWatch | None:
+        """A watch on `folder`, or None where inotify is not available (the per-user limit of
+        instances reached, say): the caller polls instead."""
+        fd = _LIBC.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if fd < 0:
+            return None
+        if _LIBC.inotify_add_watch(fd, os.fsencode(folder), _IN_CREATE | _IN_MOVED_TO) < 0:
+            os.close(fd)
+            return None
+        return cls(fd)
+
+    async def wait(self, seconds: float) -> None:
+        """Return once something appeared in the folder since the last wait, or after `seconds`."""
+        with trio.move_on_after(seconds):
+            await trio.lowlevel.wait_readable(self._fd)
+        try:
+            while os.read(self._fd, 4096):  # the events themselves say nothing the caller needs
+                pass
+        except BlockingIOError:
+            pass
+
+    def close(self) -> None:
+        trio.lowlevel.notify_closing(self._fd)
+        os.close(self._fd)
 
 
 def _write_log(log: BinaryIO, data: bytes, path: Path) -> None:
@@ -109,6 +150,38 @@ def describe_exit(returncode: int, *, sandboxed: bool = False) -> str:
     return f"exit status {returncode}"
 
 
+class _CappedLog:
+    """One log file of a bot's stream: the first `cap` bytes kept, the rest counted and dropped."""
+
+    def __init__(self, path: Path, cap: int, *, append: bool = False) -> None:
+        # Unbuffered: the log is up to date while the session runs (`tail -f` works), and a killed
+        # arena loses none of what the bot wrote.
+        self._file = open(path, "ab" if append else "wb", buffering=0)  # noqa: SIM115  # closed in close()
+        self._path = path
+        self._cap = cap
+        self._kept = self._dropped = 0
+
+    def write(self, chunk: bytes) -> None:
+        room = max(0, self._cap - self._kept)
+        if room:
+            _write_log(self._file, chunk[:room], self._path)
+        self._kept += min(room, len(chunk))
+        self._dropped += len(chunk) - min(room, len(chunk))
+
+    def close(self) -> int:
+        """Close the file, noting in it what was dropped; the bytes dropped."""
+        try:
+            if self._dropped:
+                self._file.write(f"\n[seka-arena: {self._dropped} bytes past the {self._cap}-byte cap "
+                                 "dropped]\n".encode())
+        except OSError as error:
+            if not is_disk_full(error):  # a full disk has been said already, or will be by the next write
+                raise
+        finally:
+            self._file.close()
+        return self._dropped
+
+
 class Stopping(enum.Enum):
     """How a bot ended when the arena stopped it."""
 
@@ -134,8 +207,16 @@ class BotProcess:
 
     def __init__(self, popen: subprocess.Popen[bytes], log_dir: Path, name: str, limits: ProcessLimits, *,
                  isolation: Isolation = Isolation.NONE, cgroup: Cgroup | None = None,
-                 uid: UidLease | None = None, socket_folder: Path | None = None) -> None:
+                 uid: UidLease | None = None, socket_folder: Path | None = None,
+                 launched_at: float | None = None) -> None:
         self._popen = popen
+        self.spawned_at = time.monotonic()
+        """time.monotonic() once the bot's process was started (the arena's set-up done)."""
+        self.launched_at = self.spawned_at if launched_at is None else launched_at
+        """time.monotonic() as the arena began to launch the bot (its control group, sandbox and
+        process to set up): its launch-to-ready time runs from here."""
+        self.socket_seen: float | None = None
+        """time.monotonic() when the arena first saw the bot's socket (`wait_for_socket`)."""
         self.pid = popen.pid
         self.name = name
         self.limits = limits
@@ -149,6 +230,7 @@ class BotProcess:
         """A sandboxed bot's socket folder, a file system in memory, detached once it is stopped."""
         self.stdout_log = log_dir / f"{name}.stdout.log"
         self.stderr_log = log_dir / f"{name}.stderr.log"
+        self._logs_changed = 0  # counts `log_to` calls: the drain tasks switch files when it moves
         self._stderr_tail: deque[bytes] = deque(maxlen=20)
         self.dropped_bytes = 0
         """Output past the log cap, counted but not kept."""
@@ -177,6 +259,7 @@ class BotProcess:
         Raises:
             SandboxError: the machine cannot provide `isolation`, or the sandbox cannot be built.
         """
+        launched_at = time.monotonic()
         log_dir.mkdir(parents=True, exist_ok=True)
         limits = limits.effective(isolation)
         command = list(argv)
@@ -214,7 +297,7 @@ class BotProcess:
                 os.close(seccomp_fd)
         LOGGER.debug("launched %s as pid %d (isolation %s): %s", name, popen.pid, isolation.value, command)
         return cls(popen, log_dir, name, limits, isolation=isolation, cgroup=cgroup, uid=uid,
-                   socket_folder=socket_folder)
+                   socket_folder=socket_folder, launched_at=launched_at)
 
     def exit_description(self) -> str:
         """How the bot ended (`killed by SIGKILL`, `exit status 1`) and any limit it ran into."""
@@ -236,16 +319,26 @@ class BotProcess:
         text = b"".join(self._stderr_tail).decode("utf-8", "replace")
         return "\n".join(text.splitlines()[-lines:])
 
+    def log_to(self, log_dir: Path) -> None:
+        """Write the bot's output from now on to log files in `log_dir` (a warm process's next
+        session), each again up to the cap; the stderr lines a fault quotes start afresh too."""
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.stdout_log = log_dir / f"{self.name}.stdout.log"
+        self.stderr_log = log_dir / f"{self.name}.stderr.log"
+        for path in (self.stdout_log, self.stderr_log):
+            path.write_bytes(b"")
+        self._logs_changed += 1
+        self._stderr_tail.clear()
+
     async def drain_output(self) -> None:
         """Copy stdout and stderr to the capped logs until both close; run it in the bot's nursery."""
         assert self._popen.stdout is not None and self._popen.stderr is not None
         with self._draining:
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._drain, self._popen.stdout.fileno(), self.stdout_log, False)
-                nursery.start_soon(self._drain, self._popen.stderr.fileno(), self.stderr_log, True)
+                nursery.start_soon(self._drain, self._popen.stdout.fileno(), False)
+                nursery.start_soon(self._drain, self._popen.stderr.fileno(), True)
 
-    async def _drain(self, fd: int, path: Path, keep_tail: bool) -> None:
-        kept = dropped = 0
+    async def _drain(self, fd: int, keep_tail: bool) -> None:
         budget, then = float(_OUTPUT_BURST), time.monotonic()
         try:
             fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _READ)
@@ -253,30 +346,27 @@ class BotProcess:
             pass
         stream = trio.lowlevel.FdStream(os.dup(fd))
         async with stream:
-            # Unbuffered: the log is up to date while the session runs (`tail -f` works), and a
-            # killed arena loses none of what the bot wrote.
-            with open(path, "wb", buffering=0) as log:
-                try:
-                    while chunk := await stream.receive_some(_READ):
-                        room = max(0, self.limits.log_bytes - kept)
-                        if room:
-                            _write_log(log, chunk[:room], path)
-                        kept += min(room, len(chunk))
-                        dropped += len(chunk) - min(room, len(chunk))
-                        if keep_tail:
-                            self._stderr_tail.append(chunk[-2048:])
-                        now = time.monotonic()
-                        budget = min(_OUTPUT_BURST, budget + (now - then) * _OUTPUT_RATE) - len(chunk)
-                        then = now
-                        if budget < 0:
-                            await trio.sleep(-budget / _OUTPUT_RATE)
-                finally:  # also when draining is cut short after a stop
-                    if dropped:
-                        log.write(f"\n[seka-arena: {dropped} bytes past the {self.limits.log_bytes}-byte cap "
-                                  "dropped]\n".encode())
-                    self.dropped_bytes += dropped
+            log = _CappedLog(self.stderr_log if keep_tail else self.stdout_log, self.limits.log_bytes)
+            changed = self._logs_changed
+            try:
+                while chunk := await stream.receive_some(_READ):
+                    if changed != self._logs_changed:  # a warm process's next session: its own files
+                        self.dropped_bytes += log.close()
+                        log = _CappedLog(self.stderr_log if keep_tail else self.stdout_log, self.limits.log_bytes,
+                                         append=True)
+                        changed = self._logs_changed
+                    log.write(chunk)
                     if keep_tail:
-                        self.stderr_closed.set()
+                        self._stderr_tail.append(chunk[-2048:])
+                    now = time.monotonic()
+                    budget = min(_OUTPUT_BURST, budget + (now - then) * _OUTPUT_RATE) - len(chunk)
+                    then = now
+                    if budget < 0:
+                        await trio.sleep(-budget / _OUTPUT_RATE)
+            finally:  # also when draining is cut short after a stop
+                self.dropped_bytes += log.close()
+                if keep_tail:
+                    self.stderr_closed.set()
 
     async def wait(self) -> int:
         """Wait for the bot to exit; its exit status (negative: the signal that killed it)."""
@@ -287,20 +377,33 @@ class BotProcess:
         """Wait until `path` exists or the bot has exited: None if it is a socket (or never came),
         else what it is instead, which the arena refuses to connect to.
 
+        The folder is watched (inotify), so the wait ends as the bot creates the socket: connecting
+        before it exists would put the channel into gRPC's reconnect backoff, and polling would add
+        up to a poll's interval; either is waiting of the arena's own, charged to the bot's start.
         `lstat`, not `stat`: a symbolic link in the bot's folder would be followed on the host, to
         any socket it names.
         """
-        while self.returncode is None:
-            try:
-                info = os.lstat(path)
-            except FileNotFoundError:
-                await trio.sleep(0.01)
-                continue
-            if stat.S_ISSOCK(info.st_mode):
-                return None
-            kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a file")
-            return f"{path.name} is {kind}, not a socket"
-        return None
+        watch = _FolderWatch.open(path.parent)
+        try:
+            while self.returncode is None:
+                try:
+                    info = os.lstat(path)
+                except FileNotFoundError:
+                    if watch is not None:
+                        await watch.wait(_EXIT_POLL)
+                    else:
+                        await trio.sleep(_SOCKET_POLL)
+                    continue
+                if self.socket_seen is None:
+                    self.socket_seen = time.monotonic()
+                if stat.S_ISSOCK(info.st_mode):
+                    return None
+                kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a file")
+                return f"{path.name} is {kind}, not a socket"
+            return None
+        finally:
+            if watch is not None:
+                watch.close()
 
     def kill_group(self, sig: int = signal.SIGKILL) -> None:
         """Signal the bot's whole process group (everything it forked that did not leave it)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import sys
@@ -35,6 +36,19 @@ def definition(folder: Path, *, pots: int = 2, blocks: int = 1) -> Path:
     path = folder / "small.yaml"
     path.write_text(TOURNAMENT % {"root": ROOT, "pots": pots, "blocks": blocks, "secret": SECRET})
     return path
+
+
+MACHINE_TIMINGS = ("launch_to_ready_ms",)
+"""Keys of a standings row measured on the machine (how fast bots started), not computed from results."""
+
+
+def standings_of(results: Path) -> dict[str, object]:
+    """standings.json without the machine's timings: what two runs of one tournament must agree on."""
+    document = json.loads((results / "standings.json").read_text())
+    for row in document["standings"]:
+        for key in MACHINE_TIMINGS:
+            row.pop(key)
+    return dict(document)
 
 
 def rows(results: Path) -> list[dict[str, object]]:
