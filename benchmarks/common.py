@@ -41,6 +41,9 @@ class Sizes:
     raw_window: float
     start_repeats: int
     tournament_bots: int
+    """Sample bots of the cluster section's round robin."""
+    tournament_blocks: int
+    """Duplicate blocks per table of the demo tournament (the demo itself has 4)."""
     scaling_bots: tuple[int, ...]
     resamples: int
     duplicate_pairs: int
@@ -49,11 +52,11 @@ class Sizes:
 
 FULL = Sizes(engine_seconds=2.0, decision_rounds=7, decision_calls=200, inflight=(1, 4, 16, 64), inflight_bots=8,
              inflight_warmup=2.0, inflight_window=5.0, efficiency_rounds=3, raw_window=3.0, start_repeats=9,
-             tournament_bots=8, scaling_bots=(4, 8, 16, 32), resamples=1000, duplicate_pairs=500,
+             tournament_bots=8, tournament_blocks=4, scaling_bots=(4, 8, 16, 32), resamples=1000, duplicate_pairs=500,
              duplicate_inflight=4)
 QUICK = Sizes(engine_seconds=0.7, decision_rounds=5, decision_calls=120, inflight=(1, 4, 16, 64), inflight_bots=8,
               inflight_warmup=0.8, inflight_window=1.5, efficiency_rounds=3, raw_window=1.5, start_repeats=5,
-              tournament_bots=4, scaling_bots=(4, 8, 16), resamples=1000, duplicate_pairs=60,
+              tournament_bots=4, tournament_blocks=2, scaling_bots=(4, 8, 16), resamples=1000, duplicate_pairs=60,
               duplicate_inflight=4)
 
 

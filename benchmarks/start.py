@@ -3,8 +3,9 @@ launch-to-ready split into the bot's own start and the arena's share.
 
 The split uses `benchmarks.ready_bot`, which runs the call bot unchanged but stamps (on the clock
 the arena uses) when its server started and each time its health service answered SERVING. The
-bot is reachable once its server has started and its socket exists; it is ready when its health
-service first answers SERVING to both names. The arena's share is its own work and waiting:
+bot is reachable once its server has started, its socket exists and accepts connections (the
+arena's last refused connection bounds that); it is ready when its health service first answers
+SERVING to both names. The arena's share is its own work and waiting:
 setting the launch up until the process is started, any time from the bot being reachable until
 the arena's first health check (polling, reconnect backoff), and the time from the bot's last
 SERVING answer until the arena has it. The rest (process start, imports, listening, serving its
@@ -54,7 +55,8 @@ def ready_split_ms(connection: BotConnection, stdout: str) -> tuple[float, float
         word, _, value = line.partition(" ")
         if word in stamps:
             stamps[word].append(int(value) / 1e9)
-    reachable = max(stamps[READY][0], process.socket_seen)
+    # After the bot's server started, its socket appeared, and a connection was last refused.
+    reachable = max(stamps[READY][0], process.socket_seen, process.refused_at or 0.0)
     answered = max(stamp for stamp in stamps[ANSWERED] if stamp <= connection.ready_at)
     arena = ((process.spawned_at - process.launched_at) + max(0.0, connection.checked_at - reachable)
              + (connection.ready_at - answered))

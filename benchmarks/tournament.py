@@ -37,12 +37,11 @@ def tournament_yaml(bots: int, *, concurrency: int = 4) -> str:
             "limits:\n  decision_ms: 5000\n  start_ms: 30000\nisolation: none\nrestart_crashed: true\n")
 
 
-def demo_yaml(*, bot_processes: str, blocks: int | None = None) -> str:
+def demo_yaml(*, bot_processes: str, blocks: int) -> str:
     """tournaments/demo.yaml as it is (its bots, concurrency and isolation left to the machine), with a
     fixed seed so both runs play the same deals, run from anywhere, and `bot_processes` set."""
     text = DEMO.read_text().replace("cwd: ..", f"cwd: {REPO}").replace("name: demo", f"name: demo-{bot_processes}")
-    if blocks is not None:
-        text = text.replace("sessions_per_table: 4", f"sessions_per_table: {blocks}")
+    text = text.replace("sessions_per_table: 4", f"sessions_per_table: {blocks}")
     return text + f"seed: bench-demo\nbot_processes: {bot_processes}\n"
 
 
@@ -91,9 +90,10 @@ async def _play(text: str, workdir: Path) -> dict[str, Any]:
 
 async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
     """The suite's `tournament` section: the demo (half its blocks with `--quick`), fresh then reuse."""
-    blocks = None if sizes.tournament_bots >= 8 else 2
-    runs = {mode: await _play(demo_yaml(bot_processes=mode, blocks=blocks), workdir / f"tournament-{mode}")
-            for mode in ("fresh", "reuse")}
+    runs = {}
+    for mode in ("fresh", "reuse"):
+        runs[mode] = await _play(demo_yaml(bot_processes=mode, blocks=sizes.tournament_blocks),
+                                 workdir / f"tournament-{mode}")
     fresh, reuse = runs["fresh"], runs["reuse"]
     figures: dict[str, Any] = {
         "tournament_bots": fresh["bots"],

@@ -682,6 +682,7 @@ async def _claim_socket(connection: BotConnection, socket: Path, *, seal: bool) 
             connection.dead = BotFault(Fault.CRASH, f"{problem}: the arena connects only to a socket the bot "
                                                     "creates in its own folder")
             return
+        await process.wait_listening(socket)
         await connection.wait_ready()
     if waiting.cancelled_caught and connection.dead is None:
         connection.dead = connection.not_ready()

@@ -24,8 +24,10 @@ import logging
 import os
 import shlex
 import signal
+import socket
 import stat
 import subprocess
+import threading
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -100,7 +102,10 @@ class _FolderWatch:
 
     def close(self) -> None:
         trio.lowlevel.notify_closing(self._fd)
-        os.close(self._fd)
+        # Closing an inotify instance waits for the kernel to retire its watches (an RCU grace
+        # period: 5-30 ms measured here), which would delay the bot's first health check: a thread
+        # of its own waits instead.
+        threading.Thread(target=os.close, args=(self._fd,), name="seka-arena inotify close", daemon=True).start()
 
 
 def _write_log(log: BinaryIO, data: bytes, path: Path) -> None:
@@ -217,6 +222,9 @@ class BotProcess:
         process to set up): its launch-to-ready time runs from here."""
         self.socket_seen: float | None = None
         """time.monotonic() when the arena first saw the bot's socket (`wait_for_socket`)."""
+        self.refused_at: float | None = None
+        """time.monotonic() when a connection to the bot's socket was last refused (`wait_listening`):
+        it was bound, not yet listening."""
         self.pid = popen.pid
         self.name = name
         self.limits = limits
@@ -404,6 +412,27 @@ class BotProcess:
         finally:
             if watch is not None:
                 watch.close()
+
+    async def wait_listening(self, path: Path) -> None:
+        """Wait until the socket at `path` accepts connections (or the bot has exited).
+
+        A server binds its socket (which makes it appear) a moment before it listens; a gRPC
+        connection made in between is refused, and the channel then waits out its reconnect
+        backoff (50 ms and more) before trying again: waiting of the arena's own. A plain connect,
+        closed at once, tells without it: every millisecond for the first 50 ms, then less often.
+        """
+        tries = 0
+        while self.returncode is None:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_NONBLOCK) as probe:
+                try:
+                    probe.connect(os.fspath(path))
+                    return
+                except BlockingIOError:  # listening, its backlog full for now
+                    return
+                except OSError:  # refused: bound, not listening yet (or gone: the health check will say)
+                    self.refused_at = time.monotonic()
+            tries += 1
+            await trio.sleep(0.001 if tries < 50 else _SOCKET_POLL)
 
     def kill_group(self, sig: int = signal.SIGKILL) -> None:
         """Signal the bot's whole process group (everything it forked that did not leave it)."""
