@@ -20,7 +20,9 @@ from typing import Any
 import pytest
 
 from arena.cli import main
+from arena.engine import ArenaError
 from arena.match import public_session_id
+from arena.tournament import TournamentRunner, load_config
 from arena.transport import Isolation, isolation_problem
 
 from ._support import ROOT, standings_of
@@ -167,3 +169,11 @@ def test_reuse_killed_and_resumed_plays_the_histories_and_standings_of_fresh_wit
             served = [entry["process_session"] for (telemetry,) in connection.execute("SELECT telemetry FROM sessions")
                       for entry in json.loads(telemetry).values()]
         assert (max(served) > 1) == reused
+
+
+def test_reuse_on_a_cluster_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    definition = small_definition(tmp_path)
+    definition.write_text(definition.read_text() + "isolation: none\nbot_processes: reuse\n")
+    with pytest.raises(ArenaError, match="local executor only"):
+        TournamentRunner(load_config(definition), out=tmp_path / "out", cluster="local:2")
+    assert not (tmp_path / "out").exists()
