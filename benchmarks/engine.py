@@ -1,6 +1,8 @@
-"""Engine speed: resolved pots per second with in-process random policies, and hand evaluations per second.
+"""Engine speed: resolved pots per second with in-process random policies (per profile), and hand
+evaluations per second.
 
-Run: .venv/bin/python -m benchmarks.engine [--seconds 3]   (alone; the suite's `engine` section is `measure`)
+Run: .venv/bin/python -m benchmarks.engine [--seconds 3] [--profiles]   (alone; the suite's `engine`
+section is `measure`). `--profiles` adds one line per profile and option set of PROFILES.md.
 Figures are printed with a same-run baseline (a fixed pure-Python loop) because these machines are
 noisy: the ratio travels better than the raw number.
 """
@@ -17,23 +19,37 @@ from typing import Any
 
 import trio
 
-from arena.engine import DECK_36, GEORGIAN, GEORGIAN_EVALUATOR
+from arena.engine import DECK_36, GEORGIAN, GEORGIAN_EVALUATOR, PROFILE_SPECS, Rules, profile
 from arena.policies import RandomPolicy, play_in_process
 
 from .common import Sizes
 
 
-def engine_pots_per_second(seconds: float) -> tuple[float, int]:
-    """Play whole 3-seat sessions of random policies until `seconds` pass; count resolved pots."""
+def engine_pots_per_second(seconds: float, rules: Rules = GEORGIAN, seats: int = 3) -> tuple[float, int]:
+    """Play whole sessions of random policies until `seconds` pass; count resolved pots."""
     rng = random.Random(2026)
-    policies = [RandomPolicy(random.Random(rng.random()), name=f"r{seat}") for seat in range(3)]
+    policies = [RandomPolicy(random.Random(rng.random()), name=f"r{seat}") for seat in range(seats)]
     pots = sessions = 0
     start = time.perf_counter()
     while (elapsed := time.perf_counter() - start) < seconds:
-        state = play_in_process(GEORGIAN, policies, seed=f"bench-{sessions}")
-        pots += state.pot_number
+        state = play_in_process(rules, policies, seed=f"bench-{sessions}")
+        pots += state.pot_number  # every pot dealt is resolved: a stake profile's cut comes before the deal
         sessions += 1
     return pots / elapsed, pots
+
+
+def profile_tables() -> list[tuple[str, Rules, int]]:
+    """Every profile at its defaults, and each option that changes the betting, with a seat count it allows."""
+    tables: list[tuple[str, Rules, int]] = []
+    for name, spec in PROFILE_SPECS.items():
+        seats = min(3, spec.max_seats)
+        tables.append((name, profile(name), seats))
+        for option in spec.options:
+            if option.values is None:
+                continue
+            for value in option.values[1:]:
+                tables.append((f"{name} {option.name}: {value}", profile(name, {option.name: value}), seats))
+    return tables
 
 
 def calibration_loops_per_second(seconds: float) -> float:
@@ -83,7 +99,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--profiles", action="store_true", help="also measure every profile and option set")
     args = parser.parse_args()
+    if args.profiles:
+        for label, rules, seats in profile_tables():
+            rate, played = engine_pots_per_second(args.seconds, rules, seats)
+            print(f"profile {label:<32} {rate:>9,.0f} resolved pots/s ({played} pots, {seats} seats)")
     pots_per_s, pots = engine_pots_per_second(args.seconds)
     evaluations_per_s = hand_evaluations_per_second(args.seconds)
     baseline = calibration_loops_per_second(args.seconds)

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ._amounts import Amount, format_amount, parse_amount
-from ._cards import DECK_36, Card
+from ._cards import Card
 from ._errors import RulesError
-from ._hands import GEORGIAN_EVALUATOR, HandEvaluator, georgian_value
+from ._hands import HandEvaluator, hand_evaluator
 
 
 class Ending(enum.Enum):
@@ -110,8 +110,6 @@ class Rules:
     max_seats: int = 6
     options: tuple[tuple[str, str], ...] = ()
     """Every option of the profile with its value as text, in the profile's order."""
-    cards: int = 3
-    """Cards per hand."""
     betting: Betting = MaxBet()
     dark: Dark | None = None
     tie: Tie = Tie.SVARA
@@ -144,6 +142,11 @@ class Rules:
         return self.evaluator.deck
 
     @property
+    def cards(self) -> int:
+        """Cards per hand: the evaluator's hand size (three, or two with classic `cards: 2`)."""
+        return self.evaluator.hand_size
+
+    @property
     def option_values(self) -> dict[str, str]:
         return dict(self.options)
 
@@ -152,6 +155,12 @@ class Rules:
         """The default profile with every option at its default: histories then record no options,
         exactly as before profiles had options."""
         return self.name == GEORGIAN_SPEC.name and self.options == GEORGIAN_SPEC.default_options
+
+    def table_settings(self) -> dict[str, object]:
+        """The table settings: with the name and options they rebuild these rules,
+        `profile(rules.name, rules.option_values).with_table(**rules.table_settings())`."""
+        return {item.name: getattr(self, item.name) for item in dataclasses.fields(self)
+                if item.name not in _FROM_OPTIONS}
 
     def with_table(self, **settings: object) -> Rules:
         """The same profile with other table settings, checked again.
@@ -165,6 +174,10 @@ class Rules:
             return dataclasses.replace(self, **settings)  # type: ignore[arg-type]
         except TypeError as error:
             raise RulesError(str(error)) from None
+
+
+_FROM_OPTIONS = frozenset({"name", "evaluator", "options", "betting", "dark", "tie", "multiway_open", "stack"})
+"""The fields a profile's options decide."""
 
 
 # ------------------------------------------------------------------ profiles as data
@@ -240,27 +253,10 @@ _TIE = _option("tie", ("svara", "split"), "svara: replay for the frozen pot; spl
 _DARK = _option("dark", ("false", "true"), "true: the first player of an ordinary deal may bet dark")
 
 
-def _deck(ranks: str, extra: tuple[str, ...] = ()) -> tuple[Card, ...]:
-    return tuple(card for card in DECK_36 if card.rank in ranks or str(card) in extra)
-
-
-DECK_32 = _deck("789TJQKA")
-"""Sevens to aces (georgian `deck: 32`, svara32)."""
-
-
-def _hand_evaluator(profile_name: str, deck: str) -> HandEvaluator:
-    if profile_name == "georgian":
-        return GEORGIAN_EVALUATOR if deck == "36" else _GEORGIAN_32
-    raise RulesError(f"no hand values for profile {profile_name!r} yet")
-
-
-_GEORGIAN_32 = HandEvaluator(DECK_32, georgian_value)
-
-
 def _georgian(values: Mapping[str, str]) -> Rules:
     return Rules(
         name="georgian",
-        evaluator=_hand_evaluator("georgian", values["deck"]),
+        evaluator=hand_evaluator("georgian", deck=int(values["deck"])),
         options=tuple(values.items()),
         tie=Tie(values["tie"]),
         dark=DarkMaxBet() if values["dark"] == "true" else None,
@@ -276,7 +272,66 @@ GEORGIAN_SPEC = ProfileSpec(
     max_seats=6,
 )
 
-PROFILE_SPECS: dict[str, ProfileSpec] = {spec.name: spec for spec in (GEORGIAN_SPEC,)}
+
+
+def _classic(values: Mapping[str, str]) -> Rules:
+    return Rules(
+        name="classic",
+        evaluator=hand_evaluator("classic", wild=values["wild"], cards=int(values["cards"]), deck=int(values["deck"])),
+        max_seats=8,
+        options=tuple(values.items()),
+        tie=Tie(values["tie"]),
+        dark=DarkMaxBet() if values["dark"] == "true" else None,
+        multiway_open=values["open"] == "multiway",
+    )
+
+
+CLASSIC_SPEC = ProfileSpec(
+    name="classic",
+    summary="seed 003: wild 7c, triples by points, 2-8 seats, betting and svara as georgian",
+    options=(
+        _option("wild", ("7c", "black7", "none"), "which cards are wild"),
+        _option("cards", ("3", "2"), "2: two-card hands (dva lista): no three of a kind"),
+        _option("deck", ("36", "24"), "24: Trynka, A T 9 8 7 6"),
+        _option("open", ("heads_up", "multiway"), "multiway: with three or more in, open against the previous payer"),
+        _DARK,
+        _TIE,
+    ),
+    build=_classic,
+    min_seats=2,
+    max_seats=8,
+)
+
+_STACK = OptionSpec("stack", None, "50", "chips each seat starts a session with (the ante and stake are 1)")
+
+
+def _stake_spec(name: str, summary: str, ending: Ending, *, split: bool) -> ProfileSpec:
+    """A heads-up stake profile of seed 004."""
+
+    def build(values: Mapping[str, str]) -> Rules:
+        return Rules(
+            name=name,
+            evaluator=hand_evaluator(name),
+            max_seats=2,
+            options=tuple(values.items()),
+            betting=CurrentStake(ending),
+            dark=DarkStake() if values["dark"] == "true" else None,
+            tie=Tie(values.get("tie", Tie.SVARA.value)),
+            stack=parse_amount(values["stack"]),
+        )
+
+    return ProfileSpec(name, summary, (_STACK, _DARK, *((_TIE,) if split else ())), build, 2, 2)
+
+
+SEKA36_SPEC = _stake_spec("seka36", "seed 004 SEKA 36: 7c wild, triples by points, 6-6-6 top; stacks; open",
+                          Ending.OPEN, split=True)
+SVARA32_SPEC = _stake_spec("svara32", "seed 004 SVARA 32: 7-A, 7c wild joins a suit or rank group, 7-7-7 top; "
+                           "stacks; call", Ending.CALL, split=False)
+SEKA21_SPEC = _stake_spec("seka21", "seed 004 SEKA 21: T-A and the 9c wild, pairs add up, triples above all; "
+                          "stacks; open", Ending.OPEN, split=False)
+
+PROFILE_SPECS: dict[str, ProfileSpec] = {
+    spec.name: spec for spec in (GEORGIAN_SPEC, CLASSIC_SPEC, SEKA36_SPEC, SVARA32_SPEC, SEKA21_SPEC)}
 """Every profile by name, with its options."""
 
 GEORGIAN = GEORGIAN_SPEC.rules()

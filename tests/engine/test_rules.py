@@ -24,7 +24,7 @@ def test_georgian_profile_has_the_normative_table_settings() -> None:
 
 
 def test_profiles_are_looked_up_by_name() -> None:
-    assert PROFILES == {"georgian": GEORGIAN}
+    assert set(PROFILES) == {"georgian", "classic", "seka36", "svara32", "seka21"} and PROFILES["georgian"] is GEORGIAN
     assert profile("georgian") is GEORGIAN
     with pytest.raises(RulesError, match="georgian"):
         profile("bulgarian")
@@ -66,3 +66,12 @@ def test_impossible_tables_are_refused(settings: dict[str, object]) -> None:
 def test_the_largest_table_fits_the_deck() -> None:
     assert GEORGIAN.with_table(max_seats=12).max_seats == 12
     assert isinstance(GEORGIAN.with_table(max_actions=2), Rules)
+
+
+
+def test_rules_rebuild_from_their_name_options_and_table_settings() -> None:
+    rules = profile("georgian", {"deck": 32, "dark": True}).with_table(max_actions=9, pots_per_session=2)
+    again = profile(rules.name, rules.option_values).with_table(**rules.table_settings())
+    assert again == rules and again.evaluator is rules.evaluator and len(again.deck) == 32
+    assert set(rules.table_settings()) == {"ante", "opening_stake", "max_bet", "max_actions", "pots_per_session",
+                                           "min_seats", "max_seats"}

@@ -50,3 +50,11 @@ def test_a_session_played_twice_is_stored_once_with_the_first_history(tmp_path: 
         assert {entry["worker"] for entry in (stored.telemetry or {}).values()} == {"local"}
     finally:
         runner.close()
+
+
+def test_a_job_of_another_profile_travels_with_its_options() -> None:
+    rules = profile("georgian", {"deck": 32, "tie": "split"}).with_table(max_actions=9)
+    job = SessionJob(session_id="s0001", seed="ab" * 32, public_id="0123456789abcdef", rules=rules,
+                     bots=(BotSpec(name="a", address="localhost:5001"), BotSpec(name="b", address="localhost:5002")))
+    again = pickle.loads(pickle.dumps(job))
+    assert again == job and len(again.rules.deck) == 32 and again.rules.option_values["tie"] == "split"
