@@ -199,7 +199,8 @@ def describe_event(record: dict[str, Any], names: Sequence[str]) -> str | None:
     kind = record["event"]
     if kind == "session_start":
         seats = ", ".join(f"{seat} {bot}" for seat, bot in enumerate(names))
-        return f"Session {record['session'] or '(unnamed)'}: {record['profile']}, seats {seats}"
+        options = "".join(f" {name}: {value}," for name, value in record.get("options", {}).items())
+        return f"Session {record['session'] or '(unnamed)'}: {record['profile']},{options} seats {seats}"
     if kind == "deal":
         label = f"Pot {record['pot']}" + (f", svara replay {record['replay']}" if record["replay"] else "")
         hands = "  ".join(f"{names[int(seat)]}: {' '.join(cards)}" for seat, cards in record["hands"].items())

@@ -138,7 +138,7 @@ def test_table_size_larger_than_the_field(tmp_path: Path) -> None:
 
 def test_unknown_profile(tmp_path: Path) -> None:
     assert problems(tmp_path, GOOD + "profile: bulgarian\n") == [
-        "F:8: profile: unknown profile 'bulgarian'; known: georgian",
+        "F:8: profile: unknown profile 'bulgarian'; known: classic, georgian, seka21, seka36, svara32",
     ]
 
 
