@@ -15,6 +15,7 @@ from ._chips import ChipStats as ChipStats
 from ._chips import chip_rate as chip_rate
 from ._outcome import RatingError as RatingError
 from ._outcome import SessionOutcome as SessionOutcome
+from ._prefixes import prefix_ratings as prefix_ratings
 from ._sequential import sequential_elo as sequential_elo
 from ._sprt import Sprt as Sprt
 from ._sprt import pair_score as pair_score
@@ -33,6 +34,7 @@ __all__ = [
     "bradley_terry",
     "chip_rate",
     "pair_score",
+    "prefix_ratings",
     "sequential_elo",
     "standings",
 ]
