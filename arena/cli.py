@@ -240,7 +240,11 @@ def _run(args: argparse.Namespace) -> int:
         runner.close()
     _print_results(console, path)
     if not args.no_report:
-        _print_report(console, write_report(path.parent))
+        try:
+            _print_report(console, write_report(path.parent))
+        except ArenaError as error:  # the results stand; only their pages are missing
+            console.print(f"[bold yellow]Warning:[/] the report was not written: {escape(str(error))}; "
+                          f"write it with: seka-arena report {path.parent}", highlight=False, soft_wrap=True)
     if not complete:
         console.print("Not every session finished: run the same command again to resume.")
         return 1

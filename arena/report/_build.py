@@ -3,11 +3,28 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
+from ..engine import format_amount
+from ..storage import FaultReason, SessionRecord
+from ._analysis import (
+    Latency,
+    PairRecord,
+    SeatRecord,
+    fault_counts,
+    latency,
+    pair_records,
+    percentile,
+    rating_progress,
+    seat_records,
+)
+from ._charts import Histogram, heat_colour, histogram, interval_chart, line_chart
 from ._replays import tournament_sessions, write_replays
-from ._results import Results, load_results
-from ._site import Site, bot_page
+from ._results import Results, StandingRow, load_results
+from ._site import Site, bot_page, session_page
 
 
 def write_report(folder: Path, *, out: Path | None = None) -> Path:
@@ -18,23 +35,142 @@ def write_report(folder: Path, *, out: Path | None = None) -> Path:
         out: the report's folder (default: `report/` inside the results folder).
 
     Raises:
-        ReportError: the folder holds no results to report.
+        ReportError: the folder holds no results to report, or the report cannot be written.
         StorageError: its results file cannot be read.
     """
     results = load_results(folder)
-    site = Site(out if out is not None else results.folder / "report", title=results.tournament.name)
+    bots = {row.name: bot_page(row.name) for row in results.standings.rows}
+    site = Site(out if out is not None else results.folder / "report", title=results.tournament.name,
+                context={"bot_pages": bots, "replay_pages": {}})
     site.copy_assets()
     write_replays(site, tournament_sessions(results.folder, results.sessions))
+    # The other pages link each session to its replay page where one was written.
+    written = set(site.written)
+    site.context["replay_pages"] = {record.id: session_page(record.id) for record in results.sessions
+                                    if session_page(record.id) in written}
+    pairs = pair_records(results.finished)
+    _crosstable_page(site, results, pairs)
+    _sessions_page(site, results)
+    for row in results.standings.rows:
+        _bot_page(site, results, row, pairs)
     return _standings_page(site, results)
 
 
+# --- the standings -------------------------------------------------------------------------------
+
 def _standings_page(site: Site, results: Results) -> Path:
     standings = results.standings
-    secret = standings.secret
-    verify = None
-    if secret is not None:
-        verify = f"printf %s {shlex.quote(secret)} | sha256sum"
+    verify = None if standings.secret is None else f"printf %s {shlex.quote(standings.secret)} | sha256sum"
+    intervals = interval_chart([(row.name, row.rating, row.ci_low, row.ci_high) for row in standings.rows],
+                               axis_label="Rating (Elo)", reference=1500.0)
+    progress = rating_progress(results.finished)
+    names = [row.name for row in standings.rows]
+    lines = line_chart(progress.sessions, [(name, progress.ratings.get(name, [])) for name in names],
+                       x_label="Sessions finished", y_label="Rating (Elo)")
+    table = [(size, [progress.ratings.get(name, [None] * len(progress.sessions))[index] for name in names])
+             for index, size in enumerate(progress.sessions)]
     return site.render("standings.html", "index.html", standings=standings, source=results.standings_source,
-                       rows=[(row, bot_page(row.name)) for row in standings.rows], verify=verify,
+                       verify=verify, intervals=intervals, progress=lines, progress_table=table, names=names,
                        audit=f"seka-arena replay --results {shlex.quote(str(results.folder))} "
                              f"--commitment {shlex.quote(standings.seed_commitment)}")
+
+
+# --- the crosstable ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Cell:
+    record: PairRecord | None
+    colour: str
+    text: str
+    """What the cell says in words (its title, for a pointer and a screen reader)."""
+
+
+def _crosstable_page(site: Site, results: Results, pairs: Mapping[tuple[str, str], PairRecord]) -> Path:
+    names = [row.name for row in results.standings.rows]
+    grid = []
+    for a in names:
+        cells = []
+        for b in names:
+            record = pairs.get((a, b))
+            if record is None:
+                cells.append(_Cell(None, "", "same bot" if a == b else f"{a} never met {b}"))
+            else:
+                cells.append(_Cell(record, heat_colour(record.share),
+                                   f"{a} against {b}: finished above {_score(record.score)} of {record.sessions} "
+                                   f"sessions, net chips {format_amount(record.chips)}"))
+        grid.append((a, cells))
+    return site.render("crosstable.html", "crosstable.html", names=names, grid=grid, score=_score,
+                       amount=format_amount)
+
+
+def _score(score: Fraction) -> str:
+    # As crosstable.csv writes it: 3, 2.5.
+    return f"{float(score):g}"
+
+
+# --- the sessions --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _SessionRow:
+    record: SessionRecord
+    seats: Sequence[tuple[str, str, bool]]
+    """(bot, balance or "", among the winners) by seat."""
+    faults: Mapping[str, Mapping[str, int]]
+
+
+def _session_rows(records: Sequence[SessionRecord]) -> list[_SessionRow]:
+    rows = []
+    for record in records:
+        balances = record.balances or {}
+        winners = set(record.winners or ())
+        rows.append(_SessionRow(record, [(bot, format_amount(balances[bot]) if bot in balances else "",
+                                          bot in winners) for bot in record.table], fault_counts(record)))
+    return rows
+
+
+def _sessions_page(site: Site, results: Results) -> Path:
+    return site.render("sessions.html", "sessions.html", rows=_session_rows(results.sessions),
+                       finished=len(results.finished), planned=len(results.sessions))
+
+
+# --- one bot -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Opponent:
+    name: str
+    record: PairRecord
+    los: float | None
+
+
+def _bot_page(site: Site, results: Results, row: StandingRow, pairs: Mapping[tuple[str, str], PairRecord]) -> Path:
+    played = [record for record in results.finished if row.name in record.table]
+    opponents = [_Opponent(other.name, pairs[(row.name, other.name)], row.los.get(other.name))
+                 for other in results.standings.rows if (row.name, other.name) in pairs]
+    seats: list[SeatRecord] = seat_records(played, row.name)
+    times = latency(played, row.name)
+    return site.render("bot.html", bot_page(row.name), row=row, position=results.standings.rows.index(row) + 1,
+                       sessions=_session_rows([record for record in results.sessions if row.name in record.table]),
+                       opponents=opponents, seats=seats, reasons=_reasons(row.fault_reasons), latency=times,
+                       latency_summary=_latency_summary(times), latency_chart=_latency_chart(times),
+                       score=_score, amount=format_amount)
+
+
+def _reasons(reasons: Sequence[FaultReason]) -> list[FaultReason]:
+    return sorted(reasons, key=lambda reason: (-reason.count, reason.kind, reason.reason))
+
+
+def _latency_summary(times: Latency) -> list[tuple[str, str]]:
+    def ms(value: float | None) -> str:
+        return "–" if value is None else f"{value:.3g} ms"
+    return [("decisions", str(times.decisions)), ("sessions with a decision", str(len(times.medians))),
+            ("median of the sessions' medians", ms(percentile(times.medians, 0.5))),
+            ("slowest session median", ms(max(times.medians, default=None))),
+            ("median of the sessions' 99th percentiles", ms(percentile(times.p99s, 0.5))),
+            ("slowest decision", ms(times.worst))]
+
+
+def _latency_chart(times: Latency) -> Histogram | None:
+    if not times.medians:
+        return None
+    return histogram(times.medians, x_label="Median decision time in a session (ms)", y_label="Sessions",
+                     unit=" ms")

@@ -79,6 +79,8 @@ class NavLink:
 
 NAVIGATION: Sequence[NavLink] = (
     NavLink("Standings", "index.html"),
+    NavLink("Crosstable", "crosstable.html"),
+    NavLink("Sessions", "sessions.html"),
 )
 """The menu on every page (a bot's page and a replay are reached from these)."""
 

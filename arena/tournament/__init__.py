@@ -20,6 +20,7 @@ from ._loader import parse_config as parse_config
 from ._runner import Progress as Progress
 from ._runner import TournamentResults as TournamentResults
 from ._runner import TournamentRunner as TournamentRunner
+from ._runner import pairwise_scores as pairwise_scores
 from ._runner import recompute_results as recompute_results
 from ._runner import results_dir as results_dir
 from ._runner import tournament_results as tournament_results

@@ -112,3 +112,68 @@ def check_site(root: Path) -> list[str]:
         elif parts.fragment and target.suffix == ".html" and parts.fragment not in pages[target].ids:
             problems.append(f"{where}: no element with id {parts.fragment!r}")
     return problems
+
+
+@dataclass
+class Node:
+    """An element of a parsed page: enough of a DOM to find elements by attribute and read their text."""
+
+    tag: str
+    attrs: dict[str, str]
+    children: list[Node | str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "".join(child if isinstance(child, str) else child.text for child in self.children)
+
+    def find_all(self, tag: str | None = None, **attrs: str | None) -> list[Node]:
+        """Every element below (and including) this one with the tag and attributes given
+        (`data_bot="call"` means data-bot="call", `class_` class; None means the attribute is present)."""
+        wanted = {name.rstrip("_").replace("_", "-"): value for name, value in attrs.items()}
+        found = []
+        if (tag is None or self.tag == tag) and all(
+                name in self.attrs and (value is None or self.attrs[name] == value) for name, value in wanted.items()):
+            found.append(self)
+        for child in self.children:
+            if isinstance(child, Node):
+                found.extend(child.find_all(tag, **attrs))
+        return found
+
+    def find(self, tag: str | None = None, **attrs: str | None) -> Node:
+        found = self.find_all(tag, **attrs)
+        assert len(found) == 1, (tag, attrs, len(found))
+        return found[0]
+
+
+class _TreeBuilder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#document", {})
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        node = Node(tag, {name: value or "" for name, value in attrs})
+        self.stack[-1].children.append(node)
+        if tag not in VOID:
+            self.stack.append(node)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.stack[-1].children.append(Node(tag, {name: value or "" for name, value in attrs}))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in VOID:
+            return
+        while len(self.stack) > 1:
+            if self.stack.pop().tag == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].children.append(data)
+
+
+def parse(path: Path) -> Node:
+    """A page as a tree of `Node`s."""
+    builder = _TreeBuilder()
+    builder.feed(path.read_text(encoding="utf-8"))
+    builder.close()
+    return builder.root

@@ -3,57 +3,23 @@ pages are well formed, nothing reaches the network, every link resolves, and hos
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from arena.cli import main
+from arena.engine import format_amount
 from arena.report import ReportError, Site, bot_page, parse_standings, write_report
+from arena.storage import Store
 
-from ._site_check import check_site
-
-
-class _StandingsRows(HTMLParser):
-    """The standings table's rows as shown: {bot: {field: text}}, from tr[data-bot] and [data-field]."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.rows: dict[str, dict[str, str]] = {}
-        self.bot: str | None = None
-        self.fields: list[tuple[str, int]] = []
-        self.depth = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = dict(attrs)
-        self.depth += 1
-        if tag == "tr" and values.get("data-bot"):
-            self.bot = values["data-bot"]
-            self.rows[self.bot] = {}
-        if self.bot is not None and values.get("data-field"):
-            field = str(values["data-field"])
-            self.rows[self.bot][field] = ""
-            self.fields.append((field, self.depth))
-
-    def handle_endtag(self, tag: str) -> None:
-        if self.fields and self.fields[-1][1] == self.depth:
-            self.fields.pop()
-        self.depth -= 1
-        if tag == "tr":
-            self.bot = None
-
-    def handle_data(self, data: str) -> None:
-        if self.bot is not None:
-            for field, _ in self.fields:
-                self.rows[self.bot][field] += data
+from ._site_check import Node, check_site, parse
 
 
-def _shown_standings(index: Path) -> dict[str, dict[str, str]]:
-    parser = _StandingsRows()
-    parser.feed(index.read_text(encoding="utf-8"))
-    return parser.rows
+def _cells(row: Node) -> dict[str, str]:
+    return {cell.attrs["data-field"]: cell.text.strip() for cell in row.find_all(data_field=None)}
 
 
 def test_run_writes_the_report_and_says_how_to_open_it(played: tuple[Path, str]) -> None:
@@ -66,12 +32,12 @@ def test_run_writes_the_report_and_says_how_to_open_it(played: tuple[Path, str])
 def test_the_standings_page_shows_the_numbers_of_standings_json(played: tuple[Path, str]) -> None:
     results, _ = played
     document = json.loads((results / "standings.json").read_text())
-    shown = _shown_standings(results / "report" / "index.html")
-    assert list(shown) == [row["name"] for row in document["standings"]]
-    for position, row in enumerate(document["standings"], 1):
-        cells = shown[row["name"]]
-        assert int(cells["position"]) == position
-        assert cells["name"].strip() == row["name"]
+    rows = parse(results / "report" / "index.html").find("table", id="standings").find_all("tr", data_bot=None)
+    assert [row.attrs["data-bot"] for row in rows] == [row["name"] for row in document["standings"]]
+    for position, (shown, row) in enumerate(zip(rows, document["standings"], strict=True), 1):
+        cells = _cells(shown)
+        assert shown.attrs["id"] == f"standing-{position}" and int(cells["position"]) == position
+        assert cells["name"] == row["name"]
         for name in ("rating", "ci_low", "ci_high"):
             assert float(cells[name]) == row[name], name
         for name in ("rank_low", "rank_high", "sessions", "wins"):
@@ -79,6 +45,7 @@ def test_the_standings_page_shows_the_numbers_of_standings_json(played: tuple[Pa
         for name, exact in (("chip_rate", "chip_rate_float"), ("chip_ci_low", "chip_ci_low"),
                             ("chip_ci_high", "chip_ci_high")):
             assert float(cells[name]) == pytest.approx(row[exact], abs=0.005), name
+            assert float(shown.find(data_field=name).attrs["data-value"]) == row[exact], name
         assert int(cells["fault_count"]) == row["faults"]
         for kind, count in row["fault_kinds"].items():
             assert f"{kind} {count}" in cells["faults"]
@@ -142,3 +109,109 @@ def test_names_from_the_results_are_escaped_and_never_leave_the_report(tmp_path:
     assert page.parent == tmp_path / "site" / "bots" and "<b>t</b>" not in page.read_text()
     with pytest.raises(ValueError, match="stay inside"):
         site.render("base.html", "../outside.html")
+
+
+def test_the_crosstable_heatmap_shows_crosstable_csv(played: tuple[Path, str]) -> None:
+    results, _ = played
+    with open(results / "crosstable.csv", newline="") as file:
+        header, *lines = list(csv.reader(file))
+    table = parse(results / "report" / "crosstable.html").find("table", id="crosstable")
+    shown = {}
+    for row in table.find_all("tr", data_bot=None):
+        for cell in row.find_all("td", data_opponent=None):
+            value = f"{cell.attrs['data-score']}/{cell.attrs['data-sessions']}" if "data-score" in cell.attrs else ""
+            shown[(row.attrs["data-bot"], cell.attrs["data-opponent"])] = value
+            assert not value or cell.text.startswith(value) and "background-color: #" in cell.attrs["style"]
+            said = f"{row.attrs['data-bot']} against {cell.attrs['data-opponent']}: finished above "
+            assert not value or cell.find("span", class_="visually-hidden").text.startswith(
+                f"{said}{cell.attrs['data-score']} of {cell.attrs['data-sessions']} sessions")
+    assert shown == {(line[0], opponent): cell for line in lines for opponent, cell in zip(header[1:], line[1:],
+                                                                                         strict=True)}
+
+
+def test_the_sessions_list_shows_every_stored_session_and_result(played: tuple[Path, str]) -> None:
+    results, _ = played
+    with Store.open(results / "tournament.sqlite", read_only=True) as store:
+        records = store.sessions()
+    rows = parse(results / "report" / "sessions.html").find("table", id="sessions").find_all("tr", data_session=None)
+    assert [row.attrs["data-session"] for row in rows] == [record.id for record in records]
+    for row, record in zip(rows, records, strict=True):
+        assert record.balances is not None
+        seats = row.find_all("span", data_bot=None)
+        assert [(seat.attrs["data-bot"], seat.attrs["data-balance"]) for seat in seats] == [
+            (bot, format_amount(record.balances[bot])) for bot in record.table]
+        winners = [seat.attrs["data-bot"] for seat in seats if seat.find_all("strong")]
+        assert winners == list(record.winners or ())
+
+
+def test_a_bot_page_shows_its_faults_with_reasons_results_and_decision_times(played: tuple[Path, str]) -> None:
+    results, _ = played
+    document = json.loads((results / "standings.json").read_text())
+    row = next(row for row in document["standings"] if row["name"] == "illegal")
+    page = parse(results / "report" / "bots" / "illegal.html")
+    reasons = page.find("table", id="fault-reasons").find_all("tr", data_kind=None)
+    assert [(reason.attrs["data-kind"], int(reason.find_all("td")[2].text)) for reason in reasons] == [
+        (reason["kind"], reason["count"]) for reason in row["fault_reasons"]]
+    assert sum(int(reason.find_all("td")[2].text) for reason in reasons) == row["faults"] > 0
+    assert all(reason["reason"] in page.text for reason in row["fault_reasons"])
+    with open(results / "crosstable.csv", newline="") as file:
+        header, *lines = list(csv.reader(file))
+    expected = {line[0]: dict(zip(header[1:], line[1:], strict=True)) for line in lines}["illegal"]
+    for opponent in page.find("table", id="by-opponent").find_all("tr", data_opponent=None):
+        score, sessions = (cell.text for cell in opponent.find_all("td")[:2])
+        assert f"{score}/{sessions}" == expected[opponent.attrs["data-opponent"]]
+    with Store.open(results / "tournament.sqlite", read_only=True) as store:
+        played_by = [record for record in store.finished_results() if "illegal" in record.table]
+    seats = page.find("table", id="by-seat").find_all("tr", data_seat=None)
+    assert sum(int(seat.find_all("td")[0].text) for seat in seats) == len(played_by) == row["sessions"]
+    decisions = sum(record.telemetry["illegal"]["decisions"] for record in played_by)
+    summary = {line.find("th").text: line.find("td").text for line in page.find("table", id="latency-summary")
+               .find_all("tr")}
+    assert summary["decisions"] == str(decisions)
+    bins = page.find("table", id="latency-bins").find_all("tr")[1:]
+    assert sum(int(line.find_all("td")[1].text) for line in bins) == int(summary["sessions with a decision"]) > 0
+    chart = page.find("svg", id="latency-chart")
+    assert chart.attrs["role"] == "img" and chart.find("title", id="latency-chart-title").text
+
+
+def test_the_rating_chart_ends_at_the_standings_ratings(played: tuple[Path, str]) -> None:
+    results, _ = played
+    document = json.loads((results / "standings.json").read_text())
+    page = parse(results / "report" / "index.html")
+    table = page.find("table", id="progress-table")
+    names = [cell.text for cell in table.find("thead").find_all("th")[1:]]
+    last = table.find("tbody").find_all("tr")[-1]
+    assert int(last.find("th").text) == document["sessions"]
+    ratings = dict(zip(names, (float(cell.text) for cell in last.find_all("td")), strict=True))
+    assert ratings == {row["name"]: row["rating"] for row in document["standings"]}
+    lines = page.find("svg", id="rating-progress").find_all("g", data_series=None)
+    assert [line.attrs["data-series"] for line in lines] == names
+    assert page.find("svg", id="rating-intervals").attrs["aria-labelledby"] == (
+        "rating-intervals-title rating-intervals-desc")
+
+
+def test_run_with_no_report_writes_none(played: tuple[Path, str], tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    results, _ = played
+    out = tmp_path / "out"
+    shutil.copytree(results.parents[1], out)
+    shutil.rmtree(out / "results" / "reported" / "report")
+    tournament = results.parents[2] / "reported.yaml"
+    assert main(["run", str(tournament), "--out", str(out), "--no-report"]) == 0  # finished: plays nothing
+    assert not (out / "results" / "reported" / "report").exists() and "Report:" not in capsys.readouterr().out
+    assert main(["run", str(tournament), "--out", str(out)]) == 0
+    assert (out / "results" / "reported" / "report" / "index.html").is_file()
+
+
+def test_a_report_that_cannot_be_written_is_a_warning_of_run_not_a_failure(
+        played: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results, _ = played
+    out = tmp_path / "out"
+    shutil.copytree(results.parents[1], out)
+    report = out / "results" / "reported" / "report"
+    shutil.rmtree(report)
+    report.write_text("a file where the report's folder goes")
+    assert main(["run", str(results.parents[2] / "reported.yaml"), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.replace("\n", "")
+    assert "Warning: the report was not written: cannot write the report's page" in printed
+    assert f"write it with: seka-arena report {out / 'results' / 'reported'}" in printed
