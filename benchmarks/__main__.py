@@ -30,7 +30,7 @@ from typing import Any
 import grpc
 import trio
 
-from . import cluster, decisions, duplicate, engine, inflight, scaling, start, tournament
+from . import cluster, decisions, duplicate, engine, inflight, report, scaling, start, tournament
 from .common import FULL, QUICK, Sizes
 
 SECTIONS: dict[str, Callable[[Sizes, Path], Awaitable[dict[str, Any]]]] = {
@@ -42,6 +42,7 @@ SECTIONS: dict[str, Callable[[Sizes, Path], Awaitable[dict[str, Any]]]] = {
     "cluster": cluster.measure,
     "scaling": scaling.measure,
     "duplicate": duplicate.measure,
+    "report": report.measure,
 }
 """The sections in the order they run; `--only` picks some of them."""
 
@@ -125,6 +126,8 @@ _ROWS: list[tuple[str, str, str, str | None]] = [
     ("ratings_seconds_bots_8", "standings, 8 bots, 56 sessions", "s", "ratings_seconds_bots_4"),
     ("ratings_seconds_bots_16", "standings, 16 bots, 240 sessions", "s", "ratings_seconds_bots_4"),
     ("ratings_seconds_bots_32", "standings, 32 bots, 992 sessions", "s", "ratings_seconds_bots_4"),
+    ("report_io_floor_seconds", "read a 1,008-session results folder, write the report's bytes", "s", None),
+    ("report_seconds_1000", "seka-arena report, 1,008 sessions (goal < 10 s)", "s", "report_io_floor_seconds"),
     ("sessions_needed_independent", "sessions to separate the pair, independent deals", "", None),
     ("sessions_needed_duplicate", "sessions to separate the pair, duplicate deals", "", "sessions_needed_independent"),
 ]
