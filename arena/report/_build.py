@@ -22,7 +22,7 @@ from ._analysis import (
     seat_records,
 )
 from ._charts import Histogram, heat_colour, histogram, interval_chart, line_chart
-from ._replays import tournament_sessions, write_replays
+from ._replays import seat_page, tournament_sessions, write_replays
 from ._results import Results, StandingRow, load_results
 from ._site import Site, bot_page, session_page
 
@@ -52,7 +52,7 @@ def write_report(folder: Path, *, out: Path | None = None) -> Path:
     _crosstable_page(site, results, pairs)
     _sessions_page(site, results)
     for row in results.standings.rows:
-        _bot_page(site, results, row, pairs)
+        _bot_page(site, results, row, pairs, written)
     return _standings_page(site, results)
 
 
@@ -142,8 +142,12 @@ class _Opponent:
     los: float | None
 
 
-def _bot_page(site: Site, results: Results, row: StandingRow, pairs: Mapping[tuple[str, str], PairRecord]) -> Path:
+def _bot_page(site: Site, results: Results, row: StandingRow, pairs: Mapping[tuple[str, str], PairRecord],
+              written: set[str]) -> Path:
     played = [record for record in results.finished if row.name in record.table]
+    # Where a session's replay from this bot's seat was written: what the bot could see, step by step.
+    views = {record.id: page for record in results.sessions if row.name in record.table
+             and (page := seat_page(record.id, record.table.index(row.name))) in written}
     opponents = [_Opponent(other.name, pairs[(row.name, other.name)], row.los.get(other.name))
                  for other in results.standings.rows if (row.name, other.name) in pairs]
     seats: list[SeatRecord] = seat_records(played, row.name)
@@ -151,6 +155,7 @@ def _bot_page(site: Site, results: Results, row: StandingRow, pairs: Mapping[tup
     return site.render("bot.html", bot_page(row.name), row=row, position=results.standings.rows.index(row) + 1,
                        sessions=_session_rows([record for record in results.sessions if row.name in record.table]),
                        opponents=opponents, seats=seats, reasons=_reasons(row.fault_reasons), latency=times,
+                       seat_views=views,
                        latency_summary=_latency_summary(times), latency_chart=_latency_chart(times),
                        score=_score, amount=format_amount)
 

@@ -170,6 +170,12 @@ def test_a_bot_page_shows_its_faults_with_reasons_results_and_decision_times(pla
     assert summary["decisions"] == str(decisions)
     bins = page.find("table", id="latency-bins").find_all("tr")[1:]
     assert sum(int(line.find_all("td")[1].text) for line in bins) == int(summary["sessions with a decision"]) > 0
+    listed = page.find("table", id="bot-session-list").find_all("tr", data_session=None)
+    assert [line.attrs["data-session"] for line in listed] == [record.id for record in played_by]
+    for line, record in zip(listed, played_by, strict=True):
+        seat = record.table.index("illegal")
+        links = [link.attrs["href"] for link in line.find_all("a")]
+        assert links == [f"../sessions/{record.id}.html", f"../sessions/{record.id}.seat{seat}.html"]
     chart = page.find("svg", id="latency-chart")
     assert chart.attrs["role"] == "img" and chart.find("title", id="latency-chart-title").text
 
