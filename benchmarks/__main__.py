@@ -128,6 +128,7 @@ _ROWS: list[tuple[str, str, str, str | None]] = [
     ("ratings_seconds_bots_32", "standings, 32 bots, 992 sessions", "s", "ratings_seconds_bots_4"),
     ("report_io_floor_seconds", "read a 1,008-session results folder, write the report's bytes", "s", None),
     ("report_seconds_1000", "seka-arena report, 1,008 sessions (goal < 10 s)", "s", "report_io_floor_seconds"),
+    ("report_cpu_seconds_1000", "… its CPU time", "s", None),
     ("sessions_needed_independent", "sessions to separate the pair, independent deals", "", None),
     ("sessions_needed_duplicate", "sessions to separate the pair, duplicate deals", "", "sessions_needed_independent"),
 ]
