@@ -110,6 +110,9 @@ async def open_tcp_bot(name: str, script: str, *, workdir: Path) -> AsyncIterato
                                     log_dir=workdir / "logs", cwd=str(REPO), env={**os.environ, ADDRESS_ENV: address})
         nursery.start_soon(process.drain_output)
         try:
+            # A bot given by its address where nothing listens yet is a crash at once: wait for the port.
+            while process.returncode is None and not _accepts(address):
+                await trio.sleep(0.01)
             async with open_bot(BotSpec(name=name, address=address, limit=LIMIT), log_dir=workdir / "logs",
                                 socket_dir=workdir) as connection:
                 if connection.dead is not None:
@@ -118,6 +121,15 @@ async def open_tcp_bot(name: str, script: str, *, workdir: Path) -> AsyncIterato
         finally:
             with trio.CancelScope(shield=True):
                 await process.stop()
+
+
+def _accepts(address: str) -> bool:
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=1).close()
+    except OSError:
+        return False
+    return True
 
 
 def decision_state() -> SessionState:

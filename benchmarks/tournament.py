@@ -54,10 +54,10 @@ async def _play(text: str, workdir: Path) -> dict[str, Any]:
     config = parse_config(text, filename="<bench>")
     runner = TournamentRunner(config, out=workdir)
     try:
-        start, own, children = time.perf_counter(), _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
+        start, own = time.perf_counter(), _cpu(resource.RUSAGE_SELF)
         complete = await runner.run()  # every bot process stopped and reaped when it returns
         played = time.perf_counter()
-        own, children = _cpu(resource.RUSAGE_SELF) - own, _cpu(resource.RUSAGE_CHILDREN) - children
+        own = _cpu(resource.RUSAGE_SELF) - own
         runner.write_results()
         written = time.perf_counter()
     finally:
@@ -79,7 +79,9 @@ async def _play(text: str, workdir: Path) -> dict[str, Any]:
         "seconds": written - start,
         "results_seconds": written - played,
         "arena_cpu": own / sessions,
-        "bot_cpu": children / sessions,
+        # The bots' CPU as each session's telemetry counted it (their control group's processes, or
+        # their process tree): a sandboxed bot is not the arena's child, so its rusage never reaches us.
+        "bot_cpu": sum(entry.get("cpu_ms") or 0 for entry in seats) / 1000 / sessions,
         "launches": sum(1 for entry in seats if entry.get("process_session") == 1),
         "launch_to_ready_ms": statistics.median(ready) if ready else None,
         # What the standings say (each run's tournament has its own name; launch times are the machine's).
