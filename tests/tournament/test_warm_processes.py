@@ -112,6 +112,10 @@ def test_a_warm_process_serves_sessions_one_at_a_time_never_both_mirrors_and_kee
             actions = sum(1 for e in session["events"] if e["event"] == "action" and e["seat"] == seat)
             assert session["telemetry"]["decisions"] == actions
             assert (session["telemetry"]["launch"] is None) == (index > 0)
+    standings = json.loads((tmp_path / "out" / "results" / "probed" / "standings.json").read_text())
+    probe = next(row for row in standings["standings"] if row["name"] == "probe")
+    assert probe["launch_to_ready_ms"]["launches"] == len(processes)  # one launch-to-ready per process
+    assert 0 < probe["launch_to_ready_ms"]["median"] <= probe["launch_to_ready_ms"]["max"]
     if isolation == "none":  # the check above would hold here only by luck: /tmp is shared below sandbox
         assert any(set(s["files"]) - {o["public"] for o in processes[s["token"]]} for s in sessions)
 
