@@ -22,7 +22,7 @@ from rich.table import Table
 
 from .audit import audit_results
 from .checkbot import check_bot, print_check
-from .engine import GEORGIAN, ArenaError, Event, SessionState
+from .engine import GEORGIAN, ArenaError, Event, Rules, SessionState, check_seats, profile
 from .executor import cluster_problem
 from .history import write_history
 from .match import public_session_id, run_session, session_key
@@ -148,13 +148,39 @@ def bot_specs(arguments: Sequence[str], *, limit: TimeLimit, isolation: Isolatio
     return specs
 
 
+_PROFILE_OPTIONS = {
+    "wild": "classic: the wild cards, 7c (default), black7 or none",
+    "cards": "classic: cards per hand, 3 (default) or 2",
+    "deck": "georgian: 36 (default) or 32; classic: 36 (default) or 24",
+    "open": "classic: heads_up (default) or multiway",
+    "dark": "georgian, classic, stake profiles: true to allow dark play (default false)",
+    "tie": "svara (default) or split (georgian, classic, seka36)",
+    "stack": "stake profiles: each seat's starting chips (default 50)",
+}
+"""The options of the rule profiles (docs/rules.md), each a flag of `play` and `check-bot`."""
+
+
+def _add_profile_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", default=GEORGIAN.name,
+                        help="the rule profile: georgian (default), classic, seka36, svara32 or seka21")
+    for name, meaning in _PROFILE_OPTIONS.items():
+        parser.add_argument(f"--{name}", metavar="VALUE", help=meaning)
+
+
+def _rules(args: argparse.Namespace) -> Rules:
+    """The profile and options the command line names; the engine checks both."""
+    options = {name: getattr(args, name) for name in _PROFILE_OPTIONS if getattr(args, name) is not None}
+    return profile(args.profile, options)
+
+
 def _play(args: argparse.Namespace) -> int:
     """Play one session among bots given as commands or addresses, with a live pot-by-pot account.
 
     Example: seka-arena play "python3 sample_bots/random_bot.py" "python3 sample_bots/strong_bot.py" --seed 7
+    Another profile: seka-arena play BOT BOT --profile seka36 --dark true --stack 100
     """
-    if not 2 <= len(args.bots) <= GEORGIAN.max_seats:
-        raise ArenaError(f"a session seats 2 to {GEORGIAN.max_seats} bots, not {len(args.bots)}")
+    rules = _rules(args)
+    check_seats(rules, len(args.bots))
     limit = TimeLimit(decision_ms=args.decision_ms, time_bank_ms=args.time_bank_ms, start_ms=args.start_ms)
     specs = bot_specs(args.bots, limit=limit, isolation=_isolation(args))
     seed = args.seed if args.seed is not None else secrets.token_hex(8)
@@ -172,7 +198,7 @@ def _play(args: argparse.Namespace) -> int:
                 print(line, flush=True)
 
     history = out / f"{session_id}.jsonl"
-    result = _run_trio(lambda: run_session(GEORGIAN, specs, seed=seed, session_id=session_id, public_id=public_id,
+    result = _run_trio(lambda: run_session(rules, specs, seed=seed, session_id=session_id, public_id=public_id,
                                           log_dir=out / "logs" / session_id, on_events=show, hidden=[history]))
     path = write_history(history, result.events)
     reasons = {report.bot: [FaultReason(kind, reason, count) for kind, reason, count in report.fault_reasons]
@@ -197,9 +223,13 @@ def _play(args: argparse.Namespace) -> int:
 def _check_bot(args: argparse.Namespace) -> int:
     """Check that a bot speaks the protocol: scripted deals through every edge case, one line per check.
 
-    Exit status 0 only when every check passes.
+    Exit status 0 only when every check passes. With --profile (and its options), the scenarios
+    are that profile's: its deals, and its edge cases (dark turns, looks, short stacks, multiway
+    opens, splits) where it has them.
     Example: seka-arena check-bot -- python3 sample_bots/random_bot.py
+    Another profile: seka-arena check-bot --profile svara32 -- python3 sample_bots/random_bot.py
     """
+    rules = _rules(args)
     command = [word for word in args.command if word != "--"] if args.command else []
     if bool(command) == bool(args.address):
         raise ArenaError("give the bot's command after -- , or --address HOST:PORT (not both)")
@@ -207,7 +237,7 @@ def _check_bot(args: argparse.Namespace) -> int:
     spec = (BotSpec(name="bot", address=args.address, limit=limit) if args.address
             else bot_specs([shlex.join(command)], limit=limit, isolation=_isolation(args))[0])
     log_dir = Path(args.logs or tempfile.mkdtemp(prefix="seka-check-logs-"))
-    passed = _run_trio(lambda: check_bot(spec, report=print_check, log_dir=log_dir))
+    passed = _run_trio(lambda: check_bot(spec, report=print_check, log_dir=log_dir, rules=rules))
     print(f"{'conforms' if passed else 'does NOT conform'}; bot logs in {log_dir}")
     return 0 if passed else 1
 
@@ -371,6 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--start-ms", type=_limit("start_ms"), default=10000,
                       help="time for a bot to become ready (default 10000)")
     play.add_argument("--quiet", action="store_true", help="print only the result")
+    _add_profile_arguments(play)
     _isolation_option(play)
     play.set_defaults(run=_play)
 
@@ -381,6 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--start-ms", type=_limit("start_ms"), default=10000,
                        help="time to become ready (default 10000)")
     check.add_argument("--logs", help="folder for the bot's stdout/stderr logs (default: a new temporary one)")
+    _add_profile_arguments(check)
     _isolation_option(check)
     check.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command that starts the bot")
     check.set_defaults(run=_check_bot)

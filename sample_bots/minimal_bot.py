@@ -1,6 +1,6 @@
-"""A complete Seka bot: pays with a good hand (21 or more), shows it heads-up, else gives up."""
+"""A complete Seka bot: pays with a good hand (21 or more), shows or opens with it, else gives up."""
 
-from arena.sdk import Bet, Bot, Fold, Show, Turn, run
+from arena.sdk import Bot, Fold, Turn, run
 
 
 class MinimalBot(Bot):
@@ -8,10 +8,12 @@ class MinimalBot(Bot):
     version = "1.0"
 
     def act(self, turn: Turn):
+        if turn.cards_unseen:
+            return turn.stay_in()  # dealt in dark: look at the cards
         if turn.hand_value().strength >= 21:  # a total of 21 or more, two aces, or any seka
-            return Show() if turn.can_show else Bet(turn.min_bet)
+            return turn.compare() or turn.stay_in()  # show, open or call when it may
         if turn.previous_bet is None:
-            return Bet(turn.min_bet)  # the opening stake is cheap: stay in
+            return turn.stay_in()  # the opening stake is cheap: stay in
         return Fold()
 
 

@@ -1,8 +1,9 @@
 """A bot that plays a uniformly random legal action: a baseline and a fuzzer for the arena.
 
-Each turn it picks fold, bet or (when allowed) show with equal chance; a bet's amount is drawn
-uniformly from the whole numbers between the bounds (plus the lower bound itself when that is a
-fraction). It accepts a svara offer with probability one half.
+Each turn it picks one of the actions allowed with equal chance: fold, bet, show, and in other
+profiles dark bet, look, support, raise, open, call, multiway open; an amount (a bet's, a dark
+bet's, a raise's new stake) is drawn uniformly from the whole numbers between the bounds (plus the
+lower bound itself when that is a fraction). It accepts a svara offer with probability one half.
 
 Seed it for reproducible play with `--seed S` or the environment variable SEKA_BOT_SEED;
 unseeded it draws from the system's entropy.
@@ -16,8 +17,27 @@ import argparse
 import math
 import os
 import random
+from collections.abc import Callable
 
-from arena.sdk import Action, Amount, Bet, Bot, Fold, Hello, Show, SvaraOffer, Turn, run
+from arena.sdk import (
+    Action,
+    Amount,
+    Bet,
+    Bot,
+    Call,
+    DarkBet,
+    Fold,
+    Hello,
+    Look,
+    MultiwayOpen,
+    Open,
+    Raise,
+    Show,
+    Support,
+    SvaraOffer,
+    Turn,
+    run,
+)
 
 
 def random_amount(rng: random.Random, low: Amount, high: Amount) -> Amount:
@@ -50,13 +70,24 @@ class RandomBot(Bot):
         self.rng = random.Random(self.seed)
 
     def act(self, turn: Turn) -> Action:
-        kinds = ["fold", "bet", "show"] if turn.can_show else ["fold", "bet"]
-        kind = self.rng.choice(kinds)
-        if kind == "fold":
-            return Fold()
-        if kind == "show":
-            return Show()
-        return Bet(random_amount(self.rng, turn.min_bet, turn.max_bet))
+        legal = turn.legal
+        # In the order of a georgian turn first (fold, bet, show), so a seeded bot plays as before.
+        choices: list[Callable[[], Action]] = [Fold]
+        if legal.can_bet:
+            choices.append(lambda: Bet(random_amount(self.rng, legal.min_bet, legal.max_bet)))
+        if legal.can_show:
+            choices.append(Show)
+        if legal.dark_min is not None and legal.dark_max is not None:
+            low, high = legal.dark_min, legal.dark_max
+            choices.append(lambda: DarkBet(random_amount(self.rng, low, high)))
+        if legal.raise_min is not None and legal.raise_max is not None:
+            bottom, top = legal.raise_min, legal.raise_max
+            choices.append(lambda: Raise(random_amount(self.rng, bottom, top)))
+        allowed = (legal.can_look, legal.support_amount is not None, legal.open_amount is not None,
+                   legal.call_amount is not None, legal.can_multiway_open)
+        choices += [action for action, ok in zip((Look, Support, Open, Call, MultiwayOpen), allowed, strict=True)
+                    if ok]
+        return self.rng.choice(choices)()
 
     def svara(self, offer: SvaraOffer) -> bool:
         return self.rng.random() < 0.5

@@ -38,7 +38,7 @@ from functools import cache
 from itertools import combinations
 
 from arena.engine import GEORGIAN_EVALUATOR, Card
-from arena.sdk import Action, Amount, Bet, Bot, Fold, HandEvaluator, Hello, Show, Showdown, SvaraOffer, Turn, run
+from arena.sdk import Action, Amount, Bot, Fold, HandEvaluator, Hello, Showdown, SvaraOffer, Turn, run
 
 _SAMPLES = 1500  # deals sampled against two or more opponents
 _RAISE_EQUITY = 0.8
@@ -153,19 +153,25 @@ class StrongBot(Bot):
         return min(max((typical - 0.5) / 0.3, 0.0), 1.5)
 
     def act(self, turn: Turn) -> Action:
+        if turn.cards_unseen:
+            return turn.stay_in()  # dark play: look, since the equity needs the cards
         betting = _betting(turn, self.opening_stake)
         rng = random.Random(f"{turn.session_id}/{turn.pot_number}/{turn.replay}/{turn.actions_count}")
         opponents = [(betting.get(seat, (0, 0)), self.sharpness(turn.session_id, seat)) for seat in turn.opponents]
         chance = equity(turn.cards, opponents, rng, evaluator=self.evaluator)
-        pot, cost = Fraction(turn.pot), Fraction(turn.min_bet)
+        legal = turn.legal
+        # The least payment that stays in: a bet of min_bet, or (stake profiles) a support.
+        pot, cost = Fraction(turn.pot), Fraction(legal.min_bet if legal.can_bet else legal.support_amount or 0)
         my_raises = betting.get(turn.seat, (0, 0))[1]
-        if chance >= _RAISE_EQUITY and my_raises < _MAX_RAISES and turn.min_bet < turn.max_bet:
-            return Bet(turn.max_bet)
-        if turn.can_show:
-            show_cost = Fraction(turn.show_amount or 0)
-            return Show() if chance * (pot + show_cost) > show_cost else Fold()
+        can_raise = legal.min_bet < legal.max_bet if legal.can_bet else legal.raise_max is not None
+        if chance >= _RAISE_EQUITY and my_raises < _MAX_RAISES and can_raise:
+            return turn.raise_most()
+        ending = turn.compare()  # a show, or an open or a call in the stake profiles
+        if ending is not None:
+            price = Fraction(legal.show_amount or legal.open_amount or legal.call_amount or 0)
+            return ending if chance * (pot + price) > price else Fold()
         if turn.previous_bet is None or chance * (pot + cost) >= _CALL_MARGIN * cost:
-            return Bet(turn.min_bet)  # opening is cheap and may win the antes outright
+            return turn.stay_in()  # opening is cheap and may win the antes outright
         return Fold()
 
     def svara(self, offer: SvaraOffer) -> bool:

@@ -1,11 +1,13 @@
 """A bot that plays by its hand's strength alone, with two thresholds.
 
-- strong (a total of 28 or more, or any seka): raise to the maximum bet; heads-up, show.
-- medium (a total of 21 to 27, two aces counting 22): call (pay the least allowed); heads-up
-  after the deal has run for 10 actions, show to end it.
+- strong (a total of 28 or more, or any seka): show, open or call when it may; otherwise raise to
+  the most allowed.
+- medium (a total of 21 to 27, two aces counting 22): call (pay the least allowed, or support);
+  after the deal has run for 10 actions, show, open or call to end it when it may.
 - weak (below 21): fold, except that it pays the opening stake when nobody has paid yet.
 
-It declines svara offers. The thresholds can be set with `--strong N` and `--medium N`.
+With two-card hands (`classic` with `cards: 2`, at most 22) the thresholds are 21 and 17. Dealt in
+dark, it looks. It declines svara offers. The thresholds can be set with `--strong N` and `--medium N`.
 
     SEKA_BOT_ADDRESS=unix:/tmp/threshold.sock python sample_bots/threshold_bot.py
 """
@@ -14,11 +16,12 @@ from __future__ import annotations
 
 import argparse
 
-from arena.sdk import Action, Bet, Bot, Fold, Show, Turn, run
+from arena.sdk import Action, Bot, Fold, Hello, Turn, run
 
 STRONG = 28
 MEDIUM = 21
 _SHOW_AFTER = 10  # actions: two medium hands calling each other would otherwise run to the cap
+_TWO_CARDS = (21, 17)  # strong, medium for two-card hands
 
 
 class ThresholdBot(Bot):
@@ -29,16 +32,21 @@ class ThresholdBot(Bot):
         self.strong = strong
         self.medium = medium
 
+    def on_hello(self, hello: Hello) -> None:
+        if hello.table.hand_size == 2 and (self.strong, self.medium) == (STRONG, MEDIUM):
+            self.strong, self.medium = _TWO_CARDS
+
     def act(self, turn: Turn) -> Action:
+        if turn.cards_unseen:
+            return turn.stay_in()  # looks
         strength = turn.hand_value().strength  # a total, or above every total for a seka
         if strength >= self.strong:
-            return Show() if turn.can_show else Bet(turn.max_bet)
+            return turn.compare() or turn.raise_most()
         if strength >= self.medium:
-            if turn.can_show and turn.actions_count >= _SHOW_AFTER:
-                return Show()
-            return Bet(turn.min_bet)
+            ending = turn.compare() if turn.actions_count >= _SHOW_AFTER else None
+            return ending or turn.stay_in()
         if turn.previous_bet is None:
-            return Bet(turn.min_bet)
+            return turn.stay_in()
         return Fold()
 
 

@@ -5,7 +5,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._proto.seka.v1 import seka_pb2 as pb
-from ..engine import GEORGIAN_EVALUATOR, Action, Amount, Bet, Fold, HandEvaluator, LegalActions, Show
+from ..engine import (
+    GEORGIAN_EVALUATOR,
+    Action,
+    Amount,
+    Bet,
+    Call,
+    DarkBet,
+    Fold,
+    HandEvaluator,
+    LegalActions,
+    Look,
+    MultiwayOpen,
+    Open,
+    Raise,
+    Show,
+    Support,
+)
 from ..protocol import amount_from_proto, amount_to_proto
 from ._types import (
     Comparison,
@@ -29,7 +45,7 @@ from ._types import (
 )
 
 _ACTION_KINDS = {pb.ACTION_KIND_BET: "bet", pb.ACTION_KIND_FOLD: "fold", pb.ACTION_KIND_SHOW: "show",
-                 pb.ACTION_KIND_DARK_BET: "dark_bet", pb.ACTION_KIND_LOOK: "look", pb.ACTION_KIND_SUPPORT: "support",
+                 pb.ACTION_KIND_DARK_BET: "dark_bet", pb.ACTION_KIND_SUPPORT: "support",
                  pb.ACTION_KIND_RAISE: "raise", pb.ACTION_KIND_CALL: "call", pb.ACTION_KIND_OPEN: "open",
                  pb.ACTION_KIND_MULTIWAY_OPEN: "multiway_open"}
 _FAULTS: dict[int, str] = {pb.FAULT_TIMEOUT: "timeout", pb.FAULT_ILLEGAL: "illegal", pb.FAULT_MALFORMED: "malformed",
@@ -103,8 +119,7 @@ def turn_from_proto(request: pb.TurnRequest, *, time_left: float | None = None,
         actions=tuple(
             PublicAction(action.seat, _ACTION_KINDS.get(action.kind, "unknown"), amount_from_proto(action.amount),
                          _fault(action.fault),
-                         stake=amount_from_proto(action.stake) if action.HasField("stake") else None,
-                         against=action.against if action.HasField("against") else None, short=action.short)
+                         stake=amount_from_proto(action.stake) if action.HasField("stake") else None)
             for action in request.actions),
         svaras=tuple(
             SvaraRound(
@@ -117,18 +132,45 @@ def turn_from_proto(request: pb.TurnRequest, *, time_left: float | None = None,
             for svara in request.svaras),
         actions_count=request.actions_count,
         max_actions=request.max_actions,
-        legal=LegalActions(
-            seat=request.seat,
-            min_bet=amount_from_proto(legal.min_bet),
-            max_bet=amount_from_proto(legal.max_bet),
-            show_amount=amount_from_proto(legal.show_amount) if legal.can_show else None,
-        ),
+        legal=legal_from_proto(legal, seat=request.seat, seen=not request.cards_unseen),
         time_left=time_left,
         cards_unseen=request.cards_unseen,
         stacks=_amounts(request.stacks),
         stake=amount_from_proto(request.stake) if request.HasField("stake") else None,
         unseen=tuple(request.unseen),
         evaluator=evaluator,
+    )
+
+
+def legal_from_proto(legal: pb.LegalActions, *, seat: int, seen: bool = True) -> LegalActions:
+    """What the bot may do, with the exact bounds: an action the message leaves absent is not allowed."""
+
+    def optional(name: str, message: pb.LegalActions | pb.AmountRange = legal) -> Amount | None:
+        return amount_from_proto(getattr(message, name)) if message.HasField(name) else None
+
+    can_bet = legal.HasField("min_bet") and legal.HasField("max_bet")
+    dark = legal.dark_bet if legal.HasField("dark_bet") else None
+    raising = legal.raise_to if legal.HasField("raise_to") else None
+    multiway = legal.multiway_open if legal.HasField("multiway_open") else None
+    return LegalActions(
+        seat=seat,
+        min_bet=amount_from_proto(legal.min_bet) if can_bet else 0,
+        max_bet=amount_from_proto(legal.max_bet) if can_bet else 0,
+        show_amount=amount_from_proto(legal.show_amount) if legal.can_show else None,
+        can_bet=can_bet,
+        seen=seen,
+        can_look=legal.can_look,
+        dark_min=None if dark is None else optional("min", dark),
+        dark_max=None if dark is None else optional("max", dark),
+        support_amount=optional("support"),
+        raise_min=None if raising is None else optional("min", raising),
+        raise_max=None if raising is None else optional("max", raising),
+        pay_factor=legal.stake_factor or 1,
+        open_amount=optional("open"),
+        call_amount=optional("call"),
+        short=legal.short,
+        multiway_amount=None if multiway is None else amount_from_proto(multiway.amount),
+        multiway_target=None if multiway is None else multiway.against,
     )
 
 
@@ -228,11 +270,28 @@ def _profile_notice_from_proto(request: pb.Notice) -> Told | None:
 
 
 def action_to_proto(action: Action) -> pb.TurnReply:
-    """The reply for a `Fold()`, `Bet(amount)` or `Show()` returned by a bot's `act`."""
-    if isinstance(action, Fold):
-        return pb.TurnReply(fold=pb.FoldAction())
-    if isinstance(action, Bet):
-        return pb.TurnReply(bet=pb.BetAction(amount=amount_to_proto(action.amount)))
-    if isinstance(action, Show):
-        return pb.TurnReply(show=pb.ShowAction())
-    raise TypeError(f"act must return Fold(), Bet(amount) or Show(), not {action!r}")
+    """The reply for what a bot's `act` returned: `Fold()`, `Bet(amount)`, `Show()`, or in other profiles
+    `DarkBet(amount)`, `Look()`, `Support()`, `Raise(stake)`, `Open()`, `Call()`, `MultiwayOpen()`."""
+    match action:
+        case Fold():
+            return pb.TurnReply(fold=pb.FoldAction())
+        case Bet(amount):
+            return pb.TurnReply(bet=pb.BetAction(amount=amount_to_proto(amount)))
+        case Show():
+            return pb.TurnReply(show=pb.ShowAction())
+        case DarkBet(amount):
+            return pb.TurnReply(dark_bet=pb.DarkBetAction(amount=amount_to_proto(amount)))
+        case Look():
+            return pb.TurnReply(look=pb.LookAction())
+        case Support():
+            return pb.TurnReply(support=pb.SupportAction())
+        case Raise(stake):
+            return pb.TurnReply(raise_to=pb.RaiseToAction(stake=amount_to_proto(stake)))
+        case Open():
+            return pb.TurnReply(open=pb.OpenAction())
+        case Call():
+            return pb.TurnReply(call=pb.CallAction())
+        case MultiwayOpen():
+            return pb.TurnReply(multiway_open=pb.MultiwayOpenAction())
+    raise TypeError(f"act must return Fold(), Bet(amount), Show(), DarkBet(amount), Look(), Support(), Raise(stake), "
+                    f"Open(), Call() or MultiwayOpen(), not {action!r}")

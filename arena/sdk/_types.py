@@ -8,12 +8,21 @@ from dataclasses import dataclass, field
 from ..engine import (
     GEORGIAN_EVALUATOR,
     HAND_OPTIONS,
+    Action,
     Amount,
+    Bet,
+    Call,
     Card,
+    Fold,
     HandEvaluator,
     HandValue,
     LegalActions,
+    Look,
+    Open,
+    Raise,
     RulesError,
+    Show,
+    Support,
     hand_evaluator,
 )
 
@@ -128,18 +137,14 @@ class PublicAction:
 
     seat: int
     kind: str
-    """`"bet"`, `"fold"`, `"show"`, or in other profiles `"dark_bet"`, `"look"`, `"support"`, `"raise"`,
-    `"call"`, `"open"`, `"multiway_open"`."""
+    """`"bet"`, `"fold"`, `"show"`, or in other profiles `"dark_bet"`, `"support"`, `"raise"`, `"call"`,
+    `"open"`, `"multiway_open"`."""
     amount: Amount
-    """The payment (the previous bet for a show); 0 for a fold or a look."""
+    """The payment (the previous bet for a show); 0 for a fold."""
     fault: str | None = None
     """Why the arena folded for the player (`"timeout"`, `"illegal"`, `"malformed"`, `"crash"`), or None."""
     stake: Amount | None = None
-    """Stake profiles: the current stake after the action; None elsewhere."""
-    against: int | None = None
-    """A multiway open: the seat opened against."""
-    short: bool = False
-    """True when the player paid all it had left, short of the full price."""
+    """Stake profiles: the new stake of a raise; None otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +241,39 @@ class Turn:
     def show_amount(self) -> Amount | None:
         """What a show costs now, or None when showing is not allowed."""
         return self.legal.show_amount
+
+    def stay_in(self) -> Action:
+        """The cheapest way to stay in, whatever the profile: `Look()` at unseen cards, else `Bet(min_bet)`
+        or `Support()`; where neither is allowed, the comparison that ends the betting, else `Fold()`."""
+        legal = self.legal
+        if legal.can_look:
+            return Look()
+        if legal.can_bet:
+            return Bet(legal.min_bet)
+        if legal.support_amount is not None:
+            return Support()
+        return self.compare() or Fold()
+
+    def compare(self) -> Action | None:
+        """The action that ends the betting by comparing hands, when one is allowed now: `Show()`
+        (heads-up), `Open()` (seka36, seka21) or `Call()` (svara32); None otherwise."""
+        legal = self.legal
+        if legal.can_show:
+            return Show()
+        if legal.open_amount is not None:
+            return Open()
+        if legal.call_amount is not None:
+            return Call()
+        return None
+
+    def raise_most(self) -> Action:
+        """The largest payment allowed: `Bet(max_bet)` or `Raise(raise_max)`; else as `stay_in()`."""
+        legal = self.legal
+        if legal.can_bet:
+            return Bet(legal.max_bet)
+        if legal.raise_max is not None:
+            return Raise(legal.raise_max)
+        return self.stay_in()
 
     @property
     def opponents(self) -> tuple[int, ...]:
@@ -359,7 +397,8 @@ class SessionEnd:
     stacks: tuple[Amount, ...] = ()
     """Stake profiles: every seat's chips left."""
     pots_played: int = 0
-    """Resolved ordinary pots played: fewer than the table's when a stake session ended early."""
+    """Stake profiles: the resolved ordinary pots played, fewer than the table's when the session ended
+    early; 0 in the other profiles."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,41 @@ from dataclasses import dataclass
 from google.protobuf.unknown_fields import UnknownFieldSet
 
 from .._proto.seka.v1 import seka_pb2 as pb
-from ..engine import Action, Amount, Bet, Entered, Fault, Fold, Rules, Show, SvaraAnswer, SvaraView, TurnView
+from ..engine import (
+    Acted,
+    Action,
+    Amount,
+    Bet,
+    Call,
+    DarkBet,
+    Entered,
+    Fault,
+    Fold,
+    LegalActions,
+    Look,
+    MultiwayOpen,
+    Open,
+    Raise,
+    Rules,
+    Show,
+    Support,
+    SvaraAnswer,
+    SvaraView,
+    TurnView,
+)
 from ..protocol import PROTOCOL_VERSION, amount_from_proto, amount_to_proto
 from ._faults import MalformedReplyError
 
-_ACTION_KINDS = {"bet": pb.ACTION_KIND_BET, "fold": pb.ACTION_KIND_FOLD, "show": pb.ACTION_KIND_SHOW}
+_ACTION_KINDS = {"bet": pb.ACTION_KIND_BET, "fold": pb.ACTION_KIND_FOLD, "show": pb.ACTION_KIND_SHOW,
+                 "dark_bet": pb.ACTION_KIND_DARK_BET, "support": pb.ACTION_KIND_SUPPORT, "raise": pb.ACTION_KIND_RAISE,
+                 "call": pb.ACTION_KIND_CALL, "open": pb.ACTION_KIND_OPEN,
+                 "multiway_open": pb.ACTION_KIND_MULTIWAY_OPEN}
+# The wild cards each profile's hands are valued with (TableSettings.wild), by profile and `wild` option.
+_WILD_CARDS = {"classic": {"7c": ["7c"], "black7": ["7c", "7s"], "none": []},
+               "seka36": {"": ["7c"]}, "svara32": {"": ["7c"]}, "seka21": {"": ["9c"]}}
+_EMPTY_ACTIONS: dict[str, Action] = {"fold": Fold(), "show": Show(), "look": Look(), "support": Support(),
+                                     "call": Call(), "open": Open(), "multiway_open": MultiwayOpen()}
+"""The reply's cases that carry nothing but their choice."""
 _FAULTS = {None: pb.FAULT_UNSPECIFIED, Fault.TIMEOUT: pb.FAULT_TIMEOUT, Fault.ILLEGAL: pb.FAULT_ILLEGAL,
            Fault.MALFORMED: pb.FAULT_MALFORMED, Fault.CRASH: pb.FAULT_CRASH}
 
@@ -35,22 +65,68 @@ def _entries(entries: Sequence[Entered]) -> list[pb.SvaraEntry]:
 
 def hello_request(rules: Rules, *, seats: int, seat: int, session_id: str, decision_ms: int, time_bank_ms: int,
                   start_ms: int, grace_ms: int = 0) -> pb.HelloRequest:
-    return pb.HelloRequest(
+    options = rules.option_values
+    request = pb.HelloRequest(
         protocol_version=PROTOCOL_VERSION,
         profile=rules.name,
         table=pb.TableSettings(ante=amount_to_proto(rules.ante), opening_stake=amount_to_proto(rules.opening_stake),
                                max_bet=amount_to_proto(rules.max_bet), max_actions=rules.max_actions,
-                               pots_per_session=rules.pots_per_session, seats=seats),
+                               pots_per_session=rules.pots_per_session, seats=seats,
+                               deck=[str(card) for card in rules.deck],
+                               wild=_WILD_CARDS.get(rules.name, {}).get(options.get("wild", ""), []),
+                               hand_size=rules.cards, betting="stake" if rules.betting.stacks else "fresh"),
         limits=pb.TimeLimits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, start_deadline_ms=start_ms,
                              grace_ms=grace_ms),
         session_id=session_id,
         seat=seat,
+        options=options,
     )
+    if rules.stack is not None:
+        request.table.stack.CopyFrom(amount_to_proto(rules.stack))
+    return request
+
+
+def _legal(legal: LegalActions, *, stakes: bool) -> pb.LegalActions:
+    """Every action the seat may take, each with its exact bounds; an action not allowed is left absent."""
+    message = pb.LegalActions(can_show=legal.can_show, can_look=legal.can_look, short=legal.short)
+    if legal.can_bet:
+        message.min_bet.CopyFrom(amount_to_proto(legal.min_bet))
+        message.max_bet.CopyFrom(amount_to_proto(legal.max_bet))
+    if legal.show_amount is not None:
+        message.show_amount.CopyFrom(amount_to_proto(legal.show_amount))
+    if legal.dark_min is not None and legal.dark_max is not None:
+        message.dark_bet.min.CopyFrom(amount_to_proto(legal.dark_min))
+        message.dark_bet.max.CopyFrom(amount_to_proto(legal.dark_max))
+    if legal.support_amount is not None:
+        message.support.CopyFrom(amount_to_proto(legal.support_amount))
+    if legal.raise_min is not None and legal.raise_max is not None:
+        message.raise_to.min.CopyFrom(amount_to_proto(legal.raise_min))
+        message.raise_to.max.CopyFrom(amount_to_proto(legal.raise_max))
+    if stakes:
+        message.stake_factor = legal.pay_factor
+    if legal.open_amount is not None:
+        message.open.CopyFrom(amount_to_proto(legal.open_amount))
+    if legal.call_amount is not None:
+        message.call.CopyFrom(amount_to_proto(legal.call_amount))
+    if legal.multiway_amount is not None and legal.multiway_target is not None:
+        message.multiway_open.amount.CopyFrom(amount_to_proto(legal.multiway_amount))
+        message.multiway_open.against = legal.multiway_target
+    return message
+
+
+def _public_action(action: Acted) -> pb.PublicAction:
+    message = pb.PublicAction(seat=action.seat, kind=_ACTION_KINDS[action.kind], amount=amount_to_proto(action.amount),
+                              fault=_FAULTS[action.fault])
+    if action.stake is not None:
+        message.stake.CopyFrom(amount_to_proto(action.stake))
+    return message
 
 
 def turn_request(view: TurnView, *, session_id: str, notices: Sequence[pb.Notice] = ()) -> pb.TurnRequest:
     """The seat's turn, carrying `notices`: those it has not been sent yet, oldest first."""
-    legal = view.legal
+    unseen = {view.seat} if not view.seen else set()
+    if view.dark is not None:
+        unseen.add(view.dark)
     request = pb.TurnRequest(
         session_id=session_id,
         pot_number=view.pot_number,
@@ -62,23 +138,23 @@ def turn_request(view: TurnView, *, session_id: str, notices: Sequence[pb.Notice
         in_deal=view.in_deal,
         pot=amount_to_proto(view.pot),
         balances=_amounts(view.balances),
-        actions=[pb.PublicAction(seat=action.seat, kind=_ACTION_KINDS[action.kind],
-                                 amount=amount_to_proto(action.amount), fault=_FAULTS[action.fault])
-                 for action in view.actions],
+        actions=[_public_action(action) for action in view.actions],
         svaras=[pb.SvaraRound(frozen_pot=amount_to_proto(svara.declared.frozen_pot),
                               price=amount_to_proto(svara.declared.price), tied=svara.declared.tied,
                               eligible=svara.declared.eligible, entries=_entries(svara.answers))
                 for svara in view.svaras],
         actions_count=view.actions_in_deal,
         max_actions=view.max_actions,
-        legal=pb.LegalActions(min_bet=amount_to_proto(legal.min_bet), max_bet=amount_to_proto(legal.max_bet),
-                              can_show=legal.can_show),
+        legal=_legal(view.legal, stakes=view.stake is not None),
         notices=notices,
+        cards_unseen=not view.seen,
+        stacks=_amounts(view.stacks or ()),
+        unseen=sorted(unseen),
     )
     if view.previous_bet is not None:
         request.previous_bet.CopyFrom(amount_to_proto(view.previous_bet))
-    if legal.show_amount is not None:
-        request.legal.show_amount.CopyFrom(amount_to_proto(legal.show_amount))
+    if view.stake is not None:
+        request.stake.CopyFrom(amount_to_proto(view.stake))
     return request
 
 
@@ -97,6 +173,7 @@ def svara_offer(view: SvaraView, *, session_id: str, notices: Sequence[pb.Notice
         balances=_amounts(view.balances),
         dealer=view.dealer,
         notices=notices,
+        stacks=_amounts(view.stacks or ()),
     )
 
 
@@ -104,18 +181,28 @@ def action_from_reply(reply: pb.TurnReply) -> Action:
     """The engine action a turn reply asks for; `MalformedReplyError` when it names none properly."""
     _refuse_unknown_fields(reply)
     choice = reply.WhichOneof("action")
-    if choice == "fold":
-        return Fold()
-    if choice == "show":
-        return Show()
+    if choice is None:
+        raise MalformedReplyError(f"the reply sets none of {', '.join(_CHOICES)}")
+    if choice in _EMPTY_ACTIONS:
+        return _EMPTY_ACTIONS[choice]
     if choice == "bet":
-        if not reply.bet.HasField("amount"):
-            raise MalformedReplyError("a bet without an amount")
-        try:
-            return Bet(amount_from_proto(reply.bet.amount))
-        except ValueError as error:
-            raise MalformedReplyError(str(error)) from None
-    raise MalformedReplyError("the reply sets none of fold, bet, show")
+        return Bet(_amount(reply.bet, "amount", "a bet"))
+    if choice == "dark_bet":
+        return DarkBet(_amount(reply.dark_bet, "amount", "a dark bet"))
+    assert choice == "raise_to", choice  # every case of the oneof is handled above
+    return Raise(_amount(reply.raise_to, "stake", "a raise"))
+
+
+_CHOICES = tuple(field.name for field in pb.TurnReply.DESCRIPTOR.oneofs_by_name["action"].fields)
+
+
+def _amount(message: pb.BetAction | pb.DarkBetAction | pb.RaiseToAction, name: str, what: str) -> Amount:
+    if not message.HasField(name):
+        raise MalformedReplyError(f"{what} without {'an amount' if name == 'amount' else 'a stake'}")
+    try:
+        return amount_from_proto(getattr(message, name))
+    except ValueError as error:
+        raise MalformedReplyError(str(error)) from None
 
 
 def answer_from_reply(reply: pb.SvaraReply) -> SvaraAnswer:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ..engine import Action, ArenaError, Bet, Fault, IllegalActionError, SessionState
+from ..engine import Action, Amount, ArenaError, Bet, DarkBet, Fault, IllegalActionError, Raise, SessionState
 
 WIRE_HEADROOM_BITS = 36
 """Bits of the protocol's 63-bit integers kept free by every bet a bot makes: room for the pot to
@@ -54,24 +54,27 @@ def verify_reply(state: SessionState, action: Action) -> None:
         state.verify(action)
     except IllegalActionError as error:
         raise IllegalReplyError(action, str(error)) from None
-    if isinstance(action, Bet):
-        _verify_representable(state, action)
+    if isinstance(action, (Bet, DarkBet)):
+        _verify_representable(state, action, action.amount)
+    elif isinstance(action, Raise):
+        _verify_representable(state, action, action.stake)
 
 
-def _verify_representable(state: SessionState, bet: Bet) -> None:
+def _verify_representable(state: SessionState, bet: Bet | DarkBet | Raise, named: Amount) -> None:
     # The rules allow any exact amount within the bounds, so a bot could bet fractions whose
     # denominators multiply (1 + 1/(2**61 - 1), then 1 + 1/(2**31 - 1)) until the pot no longer fits
     # the protocol's int64 numerator and denominator: the arena could then tell no one about it.
     # Every amount of a session is a multiple of one common denominator, which the tournament file's
     # bounds allow for; a bet that brings a new factor into it must leave WIRE_HEADROOM_BITS free.
+    # A raise names a stake and pays it once or twice: the same denominator either way.
     held = [Fraction(state.pot), *map(Fraction, state.balances)]
     common = math.lcm(*(amount.denominator for amount in held))
-    amount = Fraction(bet.amount)
+    amount = Fraction(named)
     widened = math.lcm(common, amount.denominator)
     if widened == common:
         return
     largest = sum(map(abs, held)) + amount
     if widened * largest >= _WIRE_LIMIT:
         raise IllegalReplyError(bet, (
-            f"a bet of {bet.amount} would make 1/{widened} the session's unit of account, too fine for the "
+            f"a payment of {named} would make 1/{widened} the session's unit of account, too fine for the "
             f"protocol's 64-bit amounts with room for the pots to grow; bet a multiple of 1/{common}"))

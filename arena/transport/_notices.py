@@ -8,6 +8,7 @@ by the session's end. Callers hold `Notices` without seeing the messages inside.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import assert_never
 
 from .._proto.seka.v1 import seka_pb2 as pb
@@ -15,6 +16,7 @@ from ..engine import (
     Acted,
     Amount,
     AntePaid,
+    Card,
     ChipsReturned,
     Compared,
     Dealt,
@@ -53,6 +55,23 @@ class Notices:
         return [str(notice.WhichOneof("notice")).replace("_", " ") for notice in self._pending]
 
 
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """The state a batch of events left, which the notices about it carry."""
+
+    bots: tuple[str, ...]
+    balances: tuple[Amount, ...]
+    pot: Amount
+    stacks: tuple[Amount, ...] = ()
+    """Every seat's chips (stake profiles); empty without stacks."""
+    pot_number: int = 0
+    replay: int = 0
+
+    @classmethod
+    def of(cls, state: SessionState) -> Moment:
+        return cls(state.bots, tuple(state.balances), state.pot, state.stacks() or (), state.pot_number, state.replay)
+
+
 class NoticeBoard:
     """Each seat's notices of one session, from the events posted, until they are taken to be sent."""
 
@@ -60,15 +79,24 @@ class NoticeBoard:
         self.session_id = session_id
         """The id the notices carry (the one the bots are told)."""
         self._seats = [Notices() for _ in range(seats)]
+        self._pots_played = 0
 
     def post(self, state: SessionState, events: Sequence[Event], seats: Sequence[int]) -> None:
         """Add to each of `seats` its form of `events`, the batch that just happened in `state`.
 
-        Post right after the batch: a notice carries the balances and pot of that moment.
+        Post right after the batch: a notice carries the balances, stacks and pot of that moment.
         """
+        moment = Moment.of(state)
+        showdown = pb.SHOWDOWN_KIND_HEADS_UP
         for event in events:
-            told = notices_for(event, seats, session_id=self.session_id, bots=state.bots, balances=state.balances,
-                               pot=state.pot)
+            if isinstance(event, (PotWon, PotSplit)):
+                self._pots_played += 1
+            if isinstance(event, Acted) and event.kind in _COMPARING:
+                showdown = _COMPARING[event.kind]
+            elif isinstance(event, ShortOfChips):
+                showdown = pb.SHOWDOWN_KIND_SHORT
+            told = notices_for(event, seats, session_id=self.session_id, moment=moment, showdown=showdown,
+                               pots_played=self._pots_played)
             for seat, notice in told.items():
                 self._seats[seat]._pending.append(notice)
 
@@ -79,66 +107,103 @@ class NoticeBoard:
         return notices
 
 
-def notice_for(event: Event, seat: int, *, session_id: str, bots: Sequence[str], balances: Sequence[Amount],
-               pot: Amount) -> pb.Notice | None:
+_COMPARING = {"open": pb.SHOWDOWN_KIND_OPEN, "call": pb.SHOWDOWN_KIND_CALL}
+"""Stake profiles: the actions that end the betting with a comparison, and the showdown each makes."""
+
+
+def notice_for(event: Event, seat: int, *, session_id: str, moment: Moment,
+               showdown: pb.ShowdownKind = pb.SHOWDOWN_KIND_HEADS_UP, pots_played: int = 0) -> pb.Notice | None:
     """The notice `seat` receives about `event`, or None when the event brings it no notice.
 
-    A deal is told only to the players dealt in, each seeing its own cards alone. `balances` and
-    `pot` are the state's after the whole batch of events, which ends after a deal's antes.
+    A deal is told only to the players dealt in, each seeing its own cards alone (none while it
+    may bet dark); a look's cards and a multiway open's hands only to those they belong to.
+    `moment` is the state after the whole batch of events, which ends after a deal's antes;
+    `showdown` is the kind of a heads-up comparison (a show, or a stake profile's open, call or
+    short payment); `pots_played` the resolved pots so far, told at the session's end.
     """
     visible = redact_for(event, seat)
     match visible:
         case Dealt():
-            if seat not in visible.hands:
-                return None
             assert isinstance(event, Dealt)  # the unredacted deal names every seat dealt in
+            if seat not in event.hands:
+                return None
+            unseen = seat in visible.unseen
             return pb.Notice(session_id=session_id, deal=pb.DealNotice(
                 pot_number=visible.pot, replay=visible.replay, dealer=visible.dealer, seat=seat,
-                cards=[str(card) for card in visible.hands[seat]], seats=_seats(bots),
-                players=sorted(event.hands), balances=_amounts(balances), pot=amount_to_proto(pot)))
+                cards=[] if unseen else [str(card) for card in visible.hands[seat]], seats=_seats(moment.bots),
+                players=sorted(event.hands), balances=_amounts(moment.balances), pot=amount_to_proto(moment.pot),
+                cards_unseen=unseen, stacks=_amounts(moment.stacks)))
         case ShowdownHeld():
-            return _showdown(visible, pb.SHOWDOWN_KIND_HEADS_UP, session_id)
+            return _showdown(visible, showdown, session_id)
         case Revealed():
             return _showdown(visible, pb.SHOWDOWN_KIND_ACTION_CAP, session_id)
         case PotWon():
             return pb.Notice(session_id=session_id, pot_result=pb.PotResultNotice(
                 pot_number=visible.pot, winner=visible.seat, amount=amount_to_proto(visible.amount),
-                shown=visible.shown, balances=_amounts(visible.balances)))
+                shown=visible.shown, balances=_amounts(visible.balances), stacks=_amounts(moment.stacks)))
         case SessionEnded():
             return pb.Notice(session_id=session_id, session_end=pb.SessionEndNotice(
-                balances=_amounts(visible.balances), winners=visible.winners))
-        case SessionStarted() | AntePaid() | Acted() | SvaraDeclared() | Entered():
-            return None  # told inside the requests (actions, svaras) or by the Hello
-        case Looked() | Compared() | ShortOfChips() | ChipsReturned() | PotSplit() | SessionCut():
-            return None  # events of the other profiles: seka.v1 has no notice for them yet (issue 12's protocol part)
+                balances=_amounts(visible.balances), winners=visible.winners, stacks=_amounts(moment.stacks),
+                pots_played=pots_played if moment.stacks else 0))
+        case Looked():
+            return pb.Notice(session_id=session_id, look=pb.LookNotice(
+                pot_number=moment.pot_number, replay=moment.replay, seat=visible.seat,
+                cards=[str(card) for card in visible.cards]))
+        case Compared():
+            return pb.Notice(session_id=session_id, comparison=pb.ComparisonNotice(
+                pot_number=visible.pot, replay=visible.replay, opener=visible.opener, against=visible.target,
+                loser=visible.loser, hands=[_shown(hand_seat, visible.hands[hand_seat], visible.values[hand_seat].label)
+                                            for hand_seat in (visible.opener, visible.target)
+                                            if hand_seat in visible.hands]))
+        case ShortOfChips():
+            return pb.Notice(session_id=session_id, short_of_chips=pb.ShortOfChipsNotice(
+                pot_number=moment.pot_number, replay=moment.replay, seat=visible.seat,
+                paid=amount_to_proto(visible.paid)))
+        case ChipsReturned():
+            return pb.Notice(session_id=session_id, returned_chips=pb.ReturnedChipsNotice(
+                pot_number=moment.pot_number, replay=moment.replay, seat=visible.seat,
+                amount=amount_to_proto(visible.amount), stacks=_amounts(moment.stacks)))
+        case PotSplit():
+            return pb.Notice(session_id=session_id, split=pb.SplitNotice(
+                pot_number=visible.pot, seats=visible.seats, amount=amount_to_proto(visible.amount),
+                share=amount_to_proto(visible.share), balances=_amounts(visible.balances),
+                stacks=_amounts(moment.stacks)))
+        case SessionStarted() | AntePaid() | Acted() | SvaraDeclared() | Entered() | SessionCut():
+            return None  # told inside the requests (actions, svaras), by the Hello, or by the session's end
         case _:
             assert_never(visible)
+
+
+def _shown(seat: int, cards: Sequence[Card], value: str) -> pb.ShownHand:
+    return pb.ShownHand(seat=seat, cards=[str(card) for card in cards], value=value)
 
 
 def _showdown(shown: ShowdownHeld | Revealed, kind: pb.ShowdownKind, session_id: str) -> pb.Notice:
     showdown = pb.ShowdownNotice(
         pot_number=shown.pot, replay=shown.replay, kind=kind,
-        hands=[pb.ShownHand(seat=seat, cards=[str(card) for card in shown.hands[seat]],
-                            value=shown.values[seat].label) for seat in shown.seats])
+        hands=[_shown(seat, shown.hands[seat], shown.values[seat].label) for seat in shown.seats])
     if shown.winner is not None:
         showdown.winner = shown.winner
     return pb.Notice(session_id=session_id, showdown=showdown)
 
 
-def notices_for(event: Event, seats: Sequence[int], *, session_id: str, bots: Sequence[str],
-                balances: Sequence[Amount], pot: Amount) -> dict[int, pb.Notice]:
+def notices_for(event: Event, seats: Sequence[int], *, session_id: str, moment: Moment,
+                showdown: pb.ShowdownKind = pb.SHOWDOWN_KIND_HEADS_UP, pots_played: int = 0) -> dict[int, pb.Notice]:
     """Each of `seats`' notice about `event`, as `notice_for` gives it (seats it tells nothing are left out).
 
-    Only a deal differs from seat to seat (`redact_for`), so any other event's notice is built once
-    and shared: a request copies the notices it is given.
+    Only a deal, a look and a comparison differ from seat to seat (`redact_for`), so any other
+    event's notice is built once and shared: a request copies the notices it is given.
     """
-    if isinstance(event, Dealt):
-        told = {seat: notice_for(event, seat, session_id=session_id, bots=bots, balances=balances, pot=pot)
-                for seat in seats}
+    def one(seat: int) -> pb.Notice | None:
+        return notice_for(event, seat, session_id=session_id, moment=moment, showdown=showdown,
+                          pots_played=pots_played)
+
+    if isinstance(event, (Dealt, Looked, Compared)):
+        told = {seat: one(seat) for seat in seats}
         return {seat: notice for seat, notice in told.items() if notice is not None}
     if not seats:
         return {}
-    notice = notice_for(event, seats[0], session_id=session_id, bots=bots, balances=balances, pot=pot)
+    notice = one(seats[0])
     return {} if notice is None else dict.fromkeys(seats, notice)
 
 

@@ -250,7 +250,7 @@ def test_turn_without_previous_bet(served: Served) -> None:
 
 @pytest.mark.parametrize("cards, message", [
     (["6c", "6d", "6h"], "RuntimeError: boom"),
-    (["7c", "7d", "7h"], "act must return Fold(), Bet(amount) or Show()"),
+    (["7c", "7d", "7h"], "act must return Fold(), Bet(amount), Show(), DarkBet(amount)"),
     (["8c", "8d", "8h"], "an amount is an int or a fractions.Fraction"),
 ])
 def test_a_failing_act_is_an_internal_error(served: Served, cards: list[str], message: str) -> None:

@@ -14,7 +14,6 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_FOLD: _ClassVar[ActionKind]
     ACTION_KIND_SHOW: _ClassVar[ActionKind]
     ACTION_KIND_DARK_BET: _ClassVar[ActionKind]
-    ACTION_KIND_LOOK: _ClassVar[ActionKind]
     ACTION_KIND_SUPPORT: _ClassVar[ActionKind]
     ACTION_KIND_RAISE: _ClassVar[ActionKind]
     ACTION_KIND_CALL: _ClassVar[ActionKind]
@@ -42,7 +41,6 @@ ACTION_KIND_BET: ActionKind
 ACTION_KIND_FOLD: ActionKind
 ACTION_KIND_SHOW: ActionKind
 ACTION_KIND_DARK_BET: ActionKind
-ACTION_KIND_LOOK: ActionKind
 ACTION_KIND_SUPPORT: ActionKind
 ACTION_KIND_RAISE: ActionKind
 ACTION_KIND_CALL: ActionKind
@@ -150,22 +148,18 @@ class HelloReply(_message.Message):
     def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[str] = ...) -> None: ...
 
 class PublicAction(_message.Message):
-    __slots__ = ("seat", "kind", "amount", "fault", "stake", "against", "short")
+    __slots__ = ("seat", "kind", "amount", "fault", "stake")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
     FAULT_FIELD_NUMBER: _ClassVar[int]
     STAKE_FIELD_NUMBER: _ClassVar[int]
-    AGAINST_FIELD_NUMBER: _ClassVar[int]
-    SHORT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: ActionKind
     amount: Amount
     fault: Fault
     stake: Amount
-    against: int
-    short: bool
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[ActionKind, str]] = ..., amount: _Optional[_Union[Amount, _Mapping]] = ..., fault: _Optional[_Union[Fault, str]] = ..., stake: _Optional[_Union[Amount, _Mapping]] = ..., against: _Optional[int] = ..., short: _Optional[bool] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[ActionKind, str]] = ..., amount: _Optional[_Union[Amount, _Mapping]] = ..., fault: _Optional[_Union[Fault, str]] = ..., stake: _Optional[_Union[Amount, _Mapping]] = ...) -> None: ...
 
 class SvaraEntry(_message.Message):
     __slots__ = ("seat", "accepted", "fault")
