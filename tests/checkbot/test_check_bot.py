@@ -112,3 +112,57 @@ def test_a_bot_that_never_starts_fails_the_readiness_check(tmp_path: Path) -> No
     assert result.returncode == 1
     assert "FAIL  ready: crash: exited before it was ready (exit status 3)" in result.stdout
     assert "no luck" in result.stdout
+
+
+# ------------------------------------------------------------------ other profiles
+
+DARK_SPLIT = ("--profile", "georgian", "--dark", "true", "--tie", "split", "--deck", "32")
+
+
+def _check_profile(options: tuple[str, ...], *command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", "check-bot", "--isolation", "none", *options, "--", *command],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def _conforms_to_profile(result: subprocess.CompletedProcess[str]) -> list[str]:
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert not [line for line in lines if not line.startswith(("PASS", "--", "conforms"))], result.stdout
+    return lines
+
+
+@pytest.mark.parametrize("command", [("python3", "sample_bots/random_bot.py"), ("python3", "sample_bots/strong_bot.py"),
+                                     ("node", "sample_bots/js_bot/index.js")], ids=["random", "strong", "javascript"])
+def test_sample_bots_conform_to_dark_play_and_split_ties(command: tuple[str, ...]) -> None:
+    if command[0] == "node":
+        _needs_node()
+    lines = _conforms_to_profile(_check_profile(DARK_SPLIT, *command))
+    titles = [line for line in lines if line.startswith("--")]
+    assert [title.split(": ", 1)[1] for title in titles] == [
+        "heads-up: opening, facing a payment, a comparison", "three players, a tie: split",
+        "dark play: a dark turn without cards, a dark bet", "dark play: look, then act"]
+    assert sum("turn (cards not seen yet, may bet dark 1 to 5, may look)" in line for line in lines) >= 3
+    assert any("carried notices: look" in line for line in lines)  # asked again once it looked
+    assert any("carried notices: showdown, split" in line for line in lines)
+
+
+def test_a_bot_for_plain_georgian_only_conforms_there_but_not_to_dark_play() -> None:
+    bot = ("python3", str(BROKEN / "profile_blind_bot.py"), "--mode", "bet")
+    assert _check_profile(("--profile", "georgian"), *bot).returncode == 0
+    result = _check_profile(DARK_SPLIT, *bot)
+    assert result.returncode == 1, result.stdout
+    assert ("FAIL  turn (cards not seen yet, may bet dark 1 to 5, may look): illegal bet 0: seat 1 may not bet now"
+            in result.stdout), result.stdout
+
+
+def test_a_bot_that_reads_cards_it_has_not_seen_crashes_on_the_dark_turn() -> None:
+    result = _check_profile(DARK_SPLIT, "python3", str(BROKEN / "profile_blind_bot.py"), "--mode", "cards")
+    assert result.returncode == 1, result.stdout
+    assert "FAIL  turn (cards not seen yet, may bet dark 1 to 5, may look): crash: " in result.stdout
+    assert "ValueError: not enough values to unpack" in result.stdout
+
+
+def test_an_option_the_profile_does_not_have_is_refused() -> None:
+    result = _check_profile(("--profile", "georgian", "--wild", "black7"), "python3", "sample_bots/call_bot.py")
+    assert result.returncode != 0
+    assert "profile 'georgian' has no option 'wild'" in result.stdout + result.stderr
