@@ -364,7 +364,8 @@ def _situation(state: SessionState) -> str:
     legal = state.legal_actions()
     if not legal.seen:
         dark = f", may bet dark {legal.dark_min} to {legal.dark_max}" if legal.dark_min is not None else ""
-        return f"cards not seen yet{dark}, may look"
+        unread = f", may play on unread (stake {state.stake})" if legal.support_amount is not None else ""
+        return f"cards not seen yet{dark}{unread}, may look"
     facing = "opening, no previous bet" if state.previous_bet is None else f"facing a bet of {state.previous_bet}"
     extras = [f"stake {state.stake}" if state.rules.betting.stacks else "",
               "short of chips" if legal.short else "",

@@ -59,3 +59,33 @@ def test_play_refuses_time_limits_a_tournament_file_would_refuse(
         main(["play", f"{option}={value}", "no-such-bot-a", "no-such-bot-b"])
     assert caught.value.code == 2
     assert f"argument {option}: {message}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arguments", [
+    ["--profile", "seka36", "--dark", "true", "--stack", "20"],
+    ["--profile", "classic", "--open", "multiway", "--wild", "black7"],
+], ids=["seka36", "classic"])
+def test_play_plays_a_session_of_another_profile(arguments: list[str], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    bots = [f"python3 {SAMPLE_BOTS / 'random_bot.py'} --seed 1", f"python3 {SAMPLE_BOTS / 'call_bot.py'}"]
+    if arguments[1] == "classic":
+        bots.append(f"python3 {SAMPLE_BOTS / 'random_bot.py'} --seed 2")
+    assert main(["play", "--seed", "4", "--out", str(tmp_path), "--decision-ms", "3000", "--isolation", "none",
+                 *arguments, *bots]) == 0
+    out = capsys.readouterr().out
+    assert f"Session play-4: {arguments[1]}," in out
+    assert "no faults" in out and "crash" not in out and "illegal" not in out, out
+    assert main(["replay", "--quiet", str(tmp_path / "play-4.jsonl")]) == 0
+    assert "every rule holds" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--profile", "seka36"], "seats 2 to 2 players, not 3"),
+    (["--profile", "georgian", "--stack", "20"], "profile 'georgian' has no option 'stack'"),
+    (["--profile", "poker"], "unknown profile 'poker'"),
+])
+def test_play_refuses_a_profile_the_table_does_not_fit(arguments: list[str], message: str,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    # Refused before any bot starts: the bots named here do not exist.
+    assert main(["play", *arguments, "no-such-bot-a", "no-such-bot-b", "no-such-bot-c"]) != 0
+    assert message in capsys.readouterr().err
