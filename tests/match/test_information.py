@@ -38,10 +38,17 @@ Step = tuple[Any, ...]  # ("deal" | "showdown", pot, replay), ("pot_result", pot
 # or a decision: ("Act" | "Svara", pot, replay)
 
 
+# The rules' own cards, the same for every seat: the whole deck and its wild cards (the greeting).
+_PUBLIC_CARDS = {"seka.v1.TableSettings.deck", "seka.v1.TableSettings.wild"}
+
+
 def _cards_in(message: Message) -> list[str]:
-    """Every string anywhere in the message that names a card, whatever field holds it."""
+    """Every string anywhere in the message that names a card, whatever field holds it (the deck
+    and the wild cards of the greeting's table aside: they name no one's hand)."""
     found = []
     for descriptor, value in message.ListFields():
+        if descriptor.full_name in _PUBLIC_CARDS:
+            continue
         values = value if descriptor.is_repeated else [value]
         for item in values:
             if isinstance(item, Message):
