@@ -29,12 +29,14 @@ class ThresholdBot(Bot):
     version = "1.0"
 
     def __init__(self, *, strong: int = STRONG, medium: int = MEDIUM) -> None:
+        self.chosen = (strong, medium)
         self.strong = strong
         self.medium = medium
 
     def on_hello(self, hello: Hello) -> None:
-        if hello.table.hand_size == 2 and (self.strong, self.medium) == (STRONG, MEDIUM):
-            self.strong, self.medium = _TWO_CARDS
+        # Each session afresh (a process may serve several in turn): two-card hands score lower.
+        two_cards = hello.table.hand_size == 2 and self.chosen == (STRONG, MEDIUM)
+        self.strong, self.medium = _TWO_CARDS if two_cards else self.chosen
 
     def act(self, turn: Turn) -> Action:
         if turn.cards_unseen:
