@@ -120,8 +120,10 @@ DARK_SPLIT = ("--profile", "georgian", "--dark", "true", "--tie", "split", "--de
 
 
 def _check_profile(options: tuple[str, ...], *command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", "check-bot", "--isolation", "none", *options, "--", *command],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    # A generous limit: the strong bot values a new deck's hands at its first decision, and the
+    # machine may be busy (speed is measured in benchmarks/, not here).
+    return subprocess.run([sys.executable, "-m", "arena", "check-bot", "--isolation", "none", "--decision-ms", "3000",
+                           *options, "--", *command], cwd=ROOT, capture_output=True, text=True, timeout=180)
 
 
 def _conforms_to_profile(result: subprocess.CompletedProcess[str]) -> list[str]:
