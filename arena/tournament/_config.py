@@ -248,8 +248,8 @@ def duplicate_names(names: Sequence[str]) -> list[tuple[int, int]]:
 
 # --- the tournament ----------------------------------------------------------------------------
 
-TABLE_SIZE = Bounds(2, 6, enumerated=True)
-"""Seats at a table."""
+TABLE_SIZE = Bounds(2, 8, enumerated=True)
+"""Seats at a table: the widest profile (`classic`) seats 8; each profile narrows it."""
 SESSIONS_PER_TABLE = Bounds(1, 1_000_000)
 """Duplicate blocks (or sessions, without duplicate dealing) per table."""
 CONCURRENCY = Bounds(1, 1024)
@@ -344,7 +344,7 @@ class TournamentConfig:
     rules: Rules = GEORGIAN
     """The profile with the `table` settings applied."""
     table_size: int = 2
-    """Seats at every table, 2..6."""
+    """Seats at every table, in the profile's range: 2..6 `georgian`, 2..8 `classic`, 2 the stake profiles."""
     format: Format = Format.ROUND_ROBIN
     """How tables are drawn."""
     challenger: str | None = None

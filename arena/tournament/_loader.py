@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 import yaml
 
-from ..engine import GEORGIAN, Amount, RulesError, parse_amount, profile
+from ..engine import GEORGIAN, PROFILE_SPECS, Amount, OptionSpec, ProfileSpec, RulesError, parse_amount
 from ..executor import cluster_problem
 from ..transport import Isolation
 from ._config import (
@@ -306,6 +306,8 @@ _TOP_KEYS = (
 )  # fmt: skip
 _PARTICIPANT_KEYS = ("name", "command", "address", "cwd", "env", "limits")
 _TABLE_KEYS = ("ante", "opening_stake", "max_bet", "max_actions", "pots")
+_OPTION_KEYS = tuple(dict.fromkeys(option.name for spec in PROFILE_SPECS.values() for option in spec.options))
+"""Every option of every profile: each may stand under `table:`, if the chosen profile has it."""
 
 
 def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_dir: Path,
@@ -405,21 +407,19 @@ def _read_seed(reader: _Reader, node: yaml.Node) -> Any:
 
 
 def _read_rules(reader: _Reader, top: dict[str, _Entry]) -> Any:
-    base: Any = GEORGIAN
+    spec: ProfileSpec | None = PROFILE_SPECS[GEORGIAN.name]
     if "profile" in top:
         node = top["profile"].node
         label = reader.text(node, "profile", example="georgian")
-        if label is not _BAD:
-            try:
-                base = profile(label)
-            except RulesError as error:
-                base = reader.report(_line(node), "profile", str(error))
-        else:
-            base = _BAD
+        spec = PROFILE_SPECS.get(label) if label is not _BAD else None
+        if label is not _BAD and spec is None:
+            known = sorted(PROFILE_SPECS)
+            reader.report(_line(node), "profile", f"unknown profile {label!r}; known: {', '.join(known)}"
+                                                  f"{suggest(label, known)}")
     if "table" not in top:
-        return base
+        return _BAD if spec is None else spec.rules()
     entry = top["table"]
-    table = reader.mapping(entry.node, "table", _TABLE_KEYS, "table settings")
+    table = reader.mapping(entry.node, "table", _TABLE_KEYS + _OPTION_KEYS, "table settings and profile options")
     if table is None:
         return _BAD
     settings: dict[str, Any] = {}
@@ -433,12 +433,36 @@ def _read_rules(reader: _Reader, top: dict[str, _Entry]) -> Any:
     for key, (setting, read) in readers.items():
         if key in table:
             settings[setting] = read(table[key].node, f"table.{key}")
-    if base is _BAD or any(value is _BAD for value in settings.values()):
+    if spec is None:
+        return _BAD
+    before = len(reader.problems)
+    options = {option.name: _read_option(reader, table[option.name].node, spec, option)
+               for option in spec.options if option.name in table}
+    for key in table:
+        if key in _OPTION_KEYS and key not in options:
+            have = ", ".join(option.name for option in spec.options) or "none"
+            reader.report(table[key].key_line, f"table.{key}",
+                          f"profile {spec.name!r} has no option {key!r} (its options: {have})")
+    if len(reader.problems) > before or any(value is _BAD for value in (*settings.values(), *options.values())):
         return _BAD
     try:
-        return base.with_table(**settings)
+        return spec.rules(options).with_table(**settings)
     except RulesError as error:
         return reader.report(entry.key_line, "table", str(error))
+
+
+def _read_option(reader: _Reader, node: yaml.Node, spec: ProfileSpec, option: OptionSpec) -> Any:
+    """The option's value as the profile spells it (`deck: 32` is "32", `dark: true` is "true")."""
+    path = f"table.{option.name}"
+    value = reader.scalar(node)
+    allowed = f"one of {', '.join(option.values)}" if option.values is not None else "a positive amount"
+    if isinstance(value, bool | int | str):
+        try:
+            return option.check(value, spec.name)
+        except RulesError:
+            pass
+    hint = suggest(value, option.values) if isinstance(value, str) and option.values is not None else ""
+    return reader.report(_line(node), path, f"must be {allowed} ({option.meaning}), not {reader.show(node)}{hint}")
 
 
 def _read_limits(reader: _Reader, node: yaml.Node, path: str, defaults: BotLimits) -> Any:

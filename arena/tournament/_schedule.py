@@ -15,7 +15,7 @@ Theory of operation:
   2       the base seating and its swap                           2
   3       the three rotations of the base and of its reverse,     6
           which are all six permutations
-  4..6    the n rotations of the base and the n of its reverse    2n
+  4..8    the n rotations of the base and the n of its reverse    2n
   ======  =====================================================  ========
 
   Every bot holds every seat slot's cards in a block, once (heads-up) or twice; the reversed
@@ -116,7 +116,7 @@ def mirrors(base: Sequence[str]) -> list[tuple[str, ...]]:
 def block_size(seats: int) -> int:
     """Sessions in a duplicate block of `seats` players: as many as `mirrors` gives.
 
-    >>> [block_size(seats) for seats in range(2, 7)] == [len(mirrors("abcdef"[:seats])) for seats in range(2, 7)]
+    >>> [block_size(seats) for seats in range(2, 9)] == [len(mirrors("abcdefgh"[:seats])) for seats in range(2, 9)]
     True
     """
     return seats if seats <= 2 else 2 * seats

@@ -133,7 +133,7 @@ def test_table_size_larger_than_the_field(tmp_path: Path) -> None:
     assert problems(tmp_path, GOOD + "table_size: 3\n") == [
         "F:8: table_size: a table of 3 needs at least 3 participants, and there are 2",
     ]
-    assert problems(tmp_path, GOOD + "table_size: 7\n") == ["F:8: table_size: must be an integer from 2 to 6, not 7"]
+    assert problems(tmp_path, GOOD + "table_size: 9\n") == ["F:8: table_size: must be an integer from 2 to 8, not 9"]
 
 
 def test_unknown_profile(tmp_path: Path) -> None:
@@ -402,7 +402,7 @@ def test_a_loaded_config_changed_by_hand_is_checked_again() -> None:
     config = parse_config(GOOD)
     with pytest.raises(TournamentConfigError, match=r"challenger: 'gamma' is not a participant"):
         replace(config, format=Format.GAUNTLET, challenger="gamma")
-    with pytest.raises(TournamentConfigError, match=r"table_size: must be an integer from 2 to 6, not 9"):
+    with pytest.raises(TournamentConfigError, match=r"table_size: must be an integer from 2 to 8, not 9"):
         replace(config, table_size=9)
     with pytest.raises(TournamentConfigError, match=r"table: amounts could outgrow the protocol's 64-bit integers"):
         replace(config, rules=config.rules.with_table(max_bet=2**62))
