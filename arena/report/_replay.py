@@ -37,6 +37,9 @@ _KNOWN = frozenset({"session_start", "deal", "look", "ante", "action", "comparis
 # Secret to a seat in format 1 (docs/history.md; arena.engine.redact_for does the same for the bots):
 # the other hands of a deal, and its own while it may bet dark (until it looks); another seat's
 # look; the two hands of a multiway open, except to those two. Everything else is public.
+_CARD_FIELDS = {"session_start": ("options",), "deal": ("hands",), "look": ("cards",), "comparison": ("hands",),
+                "showdown": ("hands",), "reveal": ("hands",)}
+"""The fields of docs/history.md that hold cards (options: classic's `wild` names one), redacted above."""
 _SECRET_START_FIELDS = ("seed",)
 """A seeded history's seed deals every card of the session: a seat never learns it."""
 
@@ -106,11 +109,13 @@ def redact_records(records: Sequence[Mapping[str, Any]], seat: int) -> list[dict
         elif kind == "comparison":
             if seat not in (record.get("opener"), record.get("target")):
                 copy["hands"], copy["values"] = {}, {}
-        elif kind not in _KNOWN:
-            copy = {key: value for key, value in record.items() if key == "event" or not _holds_card(value)}
-            hidden = sorted(key for key in record if key not in copy)
-            if hidden:
-                copy["hidden_fields"] = hidden
+        # Any other field that holds a card (an unknown kind's, or a field a later writer added to a
+        # known kind) is dropped: this viewer cannot know who saw it.
+        allowed = _CARD_FIELDS.get(str(kind), ())
+        hidden = sorted(key for key, value in copy.items() if key not in allowed and _holds_card(value))
+        if hidden:
+            copy = {key: value for key, value in copy.items() if key not in hidden}
+            copy["hidden_fields"] = hidden
         redacted.append(copy)
     return redacted
 

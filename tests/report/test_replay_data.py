@@ -94,6 +94,10 @@ def test_unknown_event_kinds_are_shown_as_fields_and_their_cards_kept_from_seats
     peek = next(step for step in seat_view["steps"] if step["kind"] == "peek")
     assert "cards not shown" in peek["text"] and "A♥" not in peek["text"]
     assert redact_records(records, 0)[2] == {"event": "peek", "seat": 1, "amount": "1/2", "hidden_fields": ["cards"]}
+    # A field holding a card that a later writer adds to a known kind is dropped for a seat too.
+    records[1] = {**records[1], "burned": ["7d"]}
+    deal = redact_records(records, 0)[1]
+    assert "burned" not in deal and deal["hidden_fields"] == ["burned"]
 
 
 def _profile_session() -> list[dict[str, Any]]:
