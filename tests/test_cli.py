@@ -62,12 +62,14 @@ def test_play_refuses_time_limits_a_tournament_file_would_refuse(
 
 
 @pytest.mark.parametrize("arguments", [
-    ["--profile", "georgian", "--dark", "true", "--tie", "split"],
-], ids=["georgian-dark-split"])
+    ["--profile", "seka36", "--dark", "true", "--stack", "20"],
+    ["--profile", "classic", "--open", "multiway", "--wild", "black7"],
+], ids=["seka36", "classic"])
 def test_play_plays_a_session_of_another_profile(arguments: list[str], tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     bots = [f"python3 {SAMPLE_BOTS / 'random_bot.py'} --seed 1", f"python3 {SAMPLE_BOTS / 'call_bot.py'}"]
-    bots.append(f"python3 {SAMPLE_BOTS / 'random_bot.py'} --seed 2")
+    if arguments[1] == "classic":
+        bots.append(f"python3 {SAMPLE_BOTS / 'random_bot.py'} --seed 2")
     assert main(["play", "--seed", "4", "--out", str(tmp_path), "--decision-ms", "3000", "--isolation", "none",
                  *arguments, *bots]) == 0
     out = capsys.readouterr().out
@@ -78,7 +80,7 @@ def test_play_plays_a_session_of_another_profile(arguments: list[str], tmp_path:
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
-    (["--profile", "georgian", "--dark", "yes"], "option 'dark' of profile 'georgian' is one of false, true"),
+    (["--profile", "seka36"], "seats 2 to 2 players, not 3"),
     (["--profile", "georgian", "--stack", "20"], "profile 'georgian' has no option 'stack'"),
     (["--profile", "poker"], "unknown profile 'poker'"),
 ])

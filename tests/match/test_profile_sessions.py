@@ -23,7 +23,12 @@ PYTHON_BOTS = ["random_bot.py", "threshold_bot.py", "strong_bot.py", "call_bot.p
 CASES = [
     ("georgian", {"deck": "32", "dark": "true"}, 3),
     ("georgian", {"tie": "split"}, 4),
-    ("georgian", {"deck": "32", "tie": "split", "dark": "true"}, 2),
+    ("classic", {}, 5),
+    ("classic", {"wild": "black7", "cards": "2", "open": "multiway", "dark": "true"}, 4),
+    ("classic", {"wild": "none", "deck": "24", "tie": "split"}, 3),
+    ("seka36", {"dark": "true", "tie": "split"}, 2),
+    ("svara32", {}, 2),
+    ("seka21", {"dark": "true", "stack": "20"}, 2),
 ]
 
 
