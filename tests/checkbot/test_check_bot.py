@@ -168,3 +168,27 @@ def test_an_option_the_profile_does_not_have_is_refused() -> None:
     result = _check_profile(("--profile", "georgian", "--wild", "black7"), "python3", "sample_bots/call_bot.py")
     assert result.returncode != 0
     assert "profile 'georgian' has no option 'wild'" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(("options", "titles"), [
+    (("--profile", "seka36", "--dark", "true"), ["heads-up", "a tie", "dark play", "dark play", "a stack too short"]),
+    (("--profile", "svara32"), ["heads-up", "a tie", "a stack too short"]),
+    (("--profile", "classic", "--open", "multiway", "--cards", "2"), ["heads-up", "three players", "multiway open"]),
+], ids=["seka36-dark", "svara32", "classic-multiway-two-cards"])
+def test_the_threshold_bot_conforms_to_each_profiles_edge_cases(options: tuple[str, ...], titles: list[str]) -> None:
+    lines = _conforms_to_profile(_check_profile(options, "python3", "sample_bots/threshold_bot.py"))
+    scenarios = [line.split(": ", 1)[1] for line in lines if line.startswith("-- scenario")]
+    assert len(scenarios) == len(titles) and all(
+        scenario.startswith(title) for scenario, title in zip(scenarios, titles, strict=True)), scenarios
+    if "seka36" in options or "svara32" in options:
+        assert any("short of chips" in line and line.startswith("PASS  turn") for line in lines)
+        assert any("carried notices: short of chips, returned chips" in line for line in lines)
+    if "classic" in options:
+        assert any("may open against seat" in line for line in lines)
+
+
+def test_a_bot_for_plain_georgian_only_bets_illegally_in_a_stake_profile() -> None:
+    result = _check_profile(("--profile", "seka21"), "python3", str(BROKEN / "profile_blind_bot.py"), "--mode", "bet")
+    assert result.returncode == 1, result.stdout
+    failure = "FAIL  turn (2 in the deal, opening, no previous bet, stake 1): illegal bet 0: "
+    assert failure in result.stdout, result.stdout
