@@ -51,7 +51,8 @@ class Notices:
         return len(self._pending)
 
     def kinds(self) -> list[str]:
-        """What each notice tells, oldest first: `deal`, `showdown`, `pot result` or `session end`."""
+        """What each notice tells, oldest first: `deal`, `showdown`, `pot result`, `session end`, `look`,
+        `comparison`, `short of chips`, `returned chips` or `split`."""
         return [str(notice.WhichOneof("notice")).replace("_", " ") for notice in self._pending]
 
 
