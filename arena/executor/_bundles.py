@@ -10,7 +10,7 @@ folder share one bundle. The bot's command is rewritten relative to that root: t
 interpreter becomes `python3` again (each worker puts its own back), absolute paths inside `cwd`
 become relative.
 
-A worker checks a bundle's bytes against the digest the job names before every session, and
+A worker checks the bytes it receives against the digest the job names before it uses them, and
 unpacks through tarfile's `data` filter (no absolute paths, no links out of the bundle, no
 devices) into `<cache>/<digest>/`, made under a temporary name and renamed into place, so a
 folder of the cache is always a whole, checked bundle. A bot that names a file outside its `cwd`

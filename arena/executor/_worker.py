@@ -6,8 +6,9 @@ running in that thread) and never leaves the thread (no `secede`): the bot launc
 bot's parent-death signal, which the kernel sends when the thread that forked the bot exits, so
 bots die with their worker, SIGKILL included. Before its first session a worker checks that it can
 provide each isolation level asked (cached for the process); the bots' bundles are checked against
-their digests and unpacked into the worker's own cache; the bots' logs go to a temporary folder
-whose files travel back in the outcome. Nothing here writes the driver's store or files.
+their digests (once per bytes object received) and unpacked into the worker's own cache; the bots'
+logs go to a temporary folder whose files travel back in the outcome. Nothing here writes the
+driver's store or files.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ._bundles import unpack_bundle, unpacked_spec
 from ._jobs import JobOutcome, SessionJob, play_job
 
 _checked: dict[Isolation, str | None] = {}
+_verified: dict[str, bytes] = {}  # digest -> the bytes object found to have it
 _lock = threading.Lock()
 
 
@@ -72,6 +74,18 @@ def bundle_cache() -> Path:
         return Path(tempfile.gettempdir()) / f"arena-bundles-{os.geteuid()}"
 
 
+def _unpacked(data: bytes, digest: str, *, bot: str) -> Path:
+    # Dask hands every task the same bytes object it keeps for a bundle: checked once, not per session.
+    folder = bundle_cache() / digest
+    with _lock:
+        if _verified.get(digest) is data and folder.is_dir():
+            return folder
+    folder = unpack_bundle(data, digest, bundle_cache(), bot=bot)
+    with _lock:
+        _verified[digest] = data
+    return folder
+
+
 def play_on_worker(job: SessionJob, bundles: Mapping[str, bytes]) -> JobOutcome:
     """Play `job` here, its bots unpacked from `bundles` (by digest); the outcome, logs included.
 
@@ -90,8 +104,7 @@ def play_on_worker(job: SessionJob, bundles: Mapping[str, bytes]) -> JobOutcome:
             continue
         if digest not in bundles:
             raise WorkerError(f"worker {worker}: the bundle {digest} of bot {specs[seat].name!r} did not arrive")
-        folder = unpack_bundle(bundles[digest], digest, bundle_cache(), bot=specs[seat].name)
-        specs[seat] = unpacked_spec(specs[seat], folder)
+        specs[seat] = unpacked_spec(specs[seat], _unpacked(bundles[digest], digest, bot=specs[seat].name))
     logs = Path(tempfile.mkdtemp(prefix="arena-logs-"))
     try:
         return trio.run(functools.partial(play_job, replace(job, bots=tuple(specs)), log_dir=logs, worker=worker,
