@@ -68,7 +68,8 @@ class RandomPolicy:
                 choices.append(Bet(self._rng.randint(math.ceil(legal.min_bet), top)))
         if legal.can_show:
             choices.append(Show())
-        choices.extend(self._profile_choices(legal))
+        if not legal.can_bet or legal.multiway_amount is not None:  # a max-bet profile's seen turn has no others
+            choices.extend(self._profile_choices(legal))
         return self._rng.choice(choices)
 
     def _profile_choices(self, legal: LegalActions) -> list[Action]:

@@ -165,6 +165,7 @@ class SessionState:
         self.offers_left: list[int] = []
         """Seats still to be asked about the current svara, in order."""
         self._entrants: list[int] = []
+        self._seen_turns: dict[tuple[int, Amount, int, int | None], LegalActions] = {}
         self._legal: LegalActions | None = None
         """This turn's legal actions, computed once when the turn starts (`_done`)."""
         self.deal_start = 0
@@ -218,12 +219,20 @@ class SessionState:
         low = self._min_bet()
         previous = self.previous_bet
         if previous is None:
-            return LegalActions(seat, low, rules.max_bet, None)
-        if len(self.in_deal) == 2:
-            return LegalActions(seat, low, rules.max_bet, low)
-        target = self._previous_payer(seat) if rules.multiway_open else None
-        return LegalActions(seat, low, rules.max_bet, None, multiway_amount=None if target is None else low,
-                            multiway_target=target)
+            shape, target = 0, None
+        elif len(self.in_deal) == 2:
+            shape, target = 1, None
+        else:
+            shape, target = 2, self._previous_payer(seat) if rules.multiway_open else None
+        # A frozen dataclass of many fields is slow to build, and a session has few distinct
+        # seen turns: each is built once and shared (it is immutable).
+        key = (seat, low, shape, target)
+        legal = self._seen_turns.get(key)
+        if legal is None:
+            legal = self._seen_turns[key] = LegalActions(
+                seat, low, rules.max_bet, low if shape == 1 else None,
+                multiway_amount=None if target is None else low, multiway_target=target)
+        return legal
 
     def _min_bet(self) -> Amount:
         previous = self.previous_bet
@@ -277,9 +286,10 @@ class SessionState:
     # ---------------------------------------------------------------- betting
 
     def _betting_turn(self, what: str) -> LegalActions:
-        if self.phase is not Phase.BETTING:
+        legal = self._legal  # set exactly while a betting turn is awaited
+        if legal is None:
             raise IllegalActionError(f"cannot {what} now: the session is in phase {self.phase.value}")
-        return self.legal_actions()
+        return legal
 
     def _verify_amount(self, what: str, amount: Amount, low: Amount | None, high: Amount | None) -> None:
         if type(amount) is not int and type(amount) is not Fraction:  # not bool, float, or an int subclass
@@ -347,7 +357,7 @@ class SessionState:
     def show(self) -> list[Event]:
         """Pay the least payment (the previous bet) once; both hands are compared."""
         self.verify_show()
-        cost = self.legal_actions().show_amount
+        cost = self._betting_turn("show").show_amount
         assert cost is not None
         seat = self._take_turn()
         mark = len(self.events)

@@ -103,8 +103,8 @@ def turn_view(state: SessionState) -> TurnView:
         max_actions=state.rules.max_actions,
         legal=legal,
         seen=legal.seen,
-        stacks=state.stacks(),
-        stake=state.stake if state.rules.stack is not None else None,
+        stacks=None if state.rules.stack is None else state.stacks(),
+        stake=None if state.rules.stack is None else state.stake,
         dark=dark if dark is not None and dark not in state.seen else None,
     )
 
