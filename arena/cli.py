@@ -54,11 +54,14 @@ def _demo(args: argparse.Namespace) -> int:
     """Play one session among built-in in-process policies, write its history, then re-check it.
 
     Example: seka-arena demo --seed 7 --out demo-out
+    Another profile: seka-arena demo --profile classic --open multiway --dark true
     """
+    rules = _rules(args)
     rng = random.Random(args.seed)
-    policies: list[Policy] = [ThresholdPolicy(), RandomPolicy(random.Random(rng.random())),
-                              ThresholdPolicy(call_from=15, name="loose-threshold")]
-    state = play_in_process(GEORGIAN, policies, seed=str(args.seed), session="demo")
+    policies: list[Policy] = [ThresholdPolicy(evaluator=rules.evaluator), RandomPolicy(random.Random(rng.random())),
+                              ThresholdPolicy(call_from=15, name="loose-threshold", evaluator=rules.evaluator)]
+    # The three seats of the demo, or as many as the profile allows (the stake profiles are heads-up).
+    state = play_in_process(rules, policies[: rules.max_seats], seed=str(args.seed), session="demo")
     path = write_history(Path(args.out) / "demo-session.jsonl", state.events)
     result = replay_file(path)
     print("\n".join(result.account))
@@ -387,6 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="play a demo session of built-in policies", description=_demo.__doc__)
     demo.add_argument("--seed", default="1", help="the session seed (default 1)")
     demo.add_argument("--out", default=".", help="folder for the history (default: current)")
+    _add_profile_arguments(demo)
     demo.set_defaults(run=_demo)
 
     play = commands.add_parser("play", help="play one session among bot programs", description=_play.__doc__)

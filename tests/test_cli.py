@@ -26,6 +26,20 @@ def test_demo_writes_a_history_that_replays(tmp_path: Path, capsys: pytest.Captu
     assert "every rule holds" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("options", [
+    ["--profile", "classic", "--open", "multiway", "--dark", "true"],
+    ["--profile", "seka36", "--dark", "true", "--stack", "20"],
+    ["--profile", "svara32"],
+    ["--profile", "seka21"],
+    ["--profile", "georgian", "--deck", "32", "--tie", "split"],
+])
+def test_demo_plays_every_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str]) -> None:
+    assert main(["demo", "--seed", "5", "--out", str(tmp_path), *options]) == 0
+    assert main(["replay", "--quiet", str(tmp_path / "demo-session.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert f"demo: {options[1]}," in out and "every rule holds" in out
+
+
 def test_replay_of_a_broken_history_exits_1_naming_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"event": "deal"}\n')
