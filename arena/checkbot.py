@@ -431,9 +431,11 @@ def _stopping(stopped: Stopped) -> Check:
 
 
 async def check_bot(spec: BotSpec, *, report: Callable[[Check | str], None], log_dir: Path,
-                    rules: Rules = GEORGIAN) -> bool:
+                    rules: Rules = GEORGIAN, hidden: Sequence[Path] = ()) -> bool:
     """Run every scenario of `rules`' profile against the bot, reporting each check (and each
     scenario's title), then how the bot stopped.
+
+    `hidden`: what the bot may not be shown in the sandbox (the service's store, for one).
 
     Returns:
         True when every check passed (warnings included).
@@ -448,7 +450,7 @@ async def check_bot(spec: BotSpec, *, report: Callable[[Check | str], None], log
 
     with session_folder() as sockets:
         started = time.monotonic()
-        async with open_bot(spec, log_dir=log_dir, socket_dir=sockets) as bot:
+        async with open_bot(spec, log_dir=log_dir, socket_dir=sockets, hidden=hidden) as bot:
             if bot.dead is not None:
                 count(Check(False, "ready", str(bot.dead)))
             else:

@@ -113,9 +113,26 @@ def parse_config(
     >>> config.names, config.table_size, config.sessions_per_table, config.rules.pots_per_session
     (('a', 'b'), 2, 1, 8)
     """
-    reader = _Reader(filename)
+    reader = ConfigReader(filename)
+    root = compose_yaml(text, filename=filename)
+    if root is None:
+        raise TournamentConfigError([ConfigProblem(
+            filename, 1, None, "the file is empty; a tournament needs at least a name and participants")])
+    here = Path(base_dir).resolve() if base_dir is not None else Path.cwd()
+    config = _read_tournament(reader, root, base_dir=here, run_dir=Path.cwd(), python=python)
+    if reader.problems or config is None:
+        raise TournamentConfigError(sorted(reader.problems, key=lambda problem: problem.line or 0))
+    return replace(config, source=text, path=path)
+
+
+def compose_yaml(text: str, *, filename: str) -> yaml.Node | None:
+    """The YAML text as nodes that keep their lines (None for an empty file), nesting bounded.
+
+    Raises:
+        TournamentConfigError: the text is not YAML, or nests too deep; with the file and line.
+    """
     try:
-        root = yaml.compose(text, Loader=_DepthLimitedLoader)
+        return yaml.compose(text, Loader=_DepthLimitedLoader)
     except _TooDeepError as error:
         raise TournamentConfigError([ConfigProblem(filename, error.line, None, str(error))]) from None
     except yaml.MarkedYAMLError as error:
@@ -128,14 +145,6 @@ def parse_config(
         raise TournamentConfigError([ConfigProblem(filename, line, None, f"YAML syntax error: {problem}")]) from None
     except yaml.YAMLError as error:
         raise TournamentConfigError([ConfigProblem(filename, 1, None, f"YAML error: {error}")]) from None
-    if root is None:
-        raise TournamentConfigError([ConfigProblem(
-            filename, 1, None, "the file is empty; a tournament needs at least a name and participants")])
-    here = Path(base_dir).resolve() if base_dir is not None else Path.cwd()
-    config = _read_tournament(reader, root, base_dir=here, run_dir=Path.cwd(), python=python)
-    if reader.problems or config is None:
-        raise TournamentConfigError(sorted(reader.problems, key=lambda problem: problem.line or 0))
-    return replace(config, source=text, path=path)
 
 
 class _TooDeepError(Exception):
@@ -165,23 +174,37 @@ class _Missing:
 
 
 _BAD: Any = _Missing()
+INVALID: Any = _BAD
+"""What a `ConfigReader` method returns for a value it refused (after recording the problem)."""
 
 
 @dataclass(frozen=True)
-class _Entry:
+class ConfigEntry:
+    """A key of a mapping as read: the line of the key, and its value's node."""
+
     key_line: int
     node: yaml.Node
 
 
-def _line(node: yaml.Node) -> int:
+def node_line(node: yaml.Node) -> int:
+    """The 1-based line a node starts on."""
     return node.start_mark.line + 1
+
+
+_line = node_line
 
 
 def _join(parent: str, key: str) -> str:
     return f"{parent}.{key}" if parent and key else parent or key
 
 
-class _Reader:
+class ConfigReader:
+    """Maps YAML nodes to checked values, recording a `ConfigProblem` (file, line, field) for each
+    mistake and going on with `INVALID`, so one pass reports every mistake of a file.
+
+    Other YAML files of the arena (the service's configuration) are read with it too.
+    """
+
     def __init__(self, filename: str) -> None:
         self.filename = filename
         self.problems: list[ConfigProblem] = []
@@ -191,7 +214,7 @@ class _Reader:
         self.problems.append(ConfigProblem(self.filename, line, field_path, message))
         return _BAD
 
-    def report_violations(self, violations: Sequence[Violation], entries: Mapping[str, _Entry], *,
+    def report_violations(self, violations: Sequence[Violation], entries: Mapping[str, ConfigEntry], *,
                           path: str, line: int) -> None:
         """Place each broken rule on the line of the first of its fields the file gives (else `line`)."""
         for violation in violations:
@@ -217,11 +240,11 @@ class _Reader:
         value = self.scalar(node)
         return "nothing (null)" if value is None else repr(value)
 
-    def mapping(self, node: yaml.Node, path: str, known: Sequence[str], what: str) -> dict[str, _Entry] | None:
+    def mapping(self, node: yaml.Node, path: str, known: Sequence[str], what: str) -> dict[str, ConfigEntry] | None:
         if not isinstance(node, yaml.MappingNode):
             self.report(_line(node), path or "(top level)", f"must be a mapping of {what}, not {self.show(node)}")
             return None
-        entries: dict[str, _Entry] = {}
+        entries: dict[str, ConfigEntry] = {}
         for key_node, value_node in node.value:
             key = self.scalar(key_node)
             if not isinstance(key, str):
@@ -234,7 +257,7 @@ class _Reader:
             if key in entries:
                 self.report(_line(key_node), where, f"given twice (first on line {entries[key].key_line})")
                 continue
-            entries[key] = _Entry(_line(key_node), value_node)
+            entries[key] = ConfigEntry(_line(key_node), value_node)
         return entries
 
     # Typed values: each returns the value, or _BAD after reporting a problem.
@@ -290,7 +313,7 @@ class _Reader:
         return amount
 
 
-def _get(entries: dict[str, _Entry] | None, key: str, read: Callable[[yaml.Node], _T], default: _T) -> _T:
+def _get(entries: dict[str, ConfigEntry] | None, key: str, read: Callable[[yaml.Node], _T], default: _T) -> _T:
     if entries is None or key not in entries:
         return default
     return read(entries[key].node)
@@ -310,7 +333,7 @@ _OPTION_KEYS = tuple(dict.fromkeys(option.name for spec in PROFILE_SPECS.values(
 """Every option of every profile: each may stand under `table:`, if the chosen profile has it."""
 
 
-def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_dir: Path,
+def _read_tournament(reader: ConfigReader, root: yaml.Node, *, base_dir: Path, run_dir: Path,
                      python: str | None) -> TournamentConfig | None:
     top = reader.mapping(root, "", _TOP_KEYS, "tournament settings")
     if top is None:
@@ -322,7 +345,7 @@ def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_di
     else:
         name = reader.report(first_line, "name", "required: the tournament's name")
 
-    limits = _read_limits(reader, top["limits"].node, "limits", BotLimits()) if "limits" in top else BotLimits()
+    limits = read_limits(reader, top["limits"].node, "limits", BotLimits()) if "limits" in top else BotLimits()
     if limits is _BAD:
         limits = BotLimits()
 
@@ -333,7 +356,7 @@ def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_di
     else:
         participants = reader.report(first_line, "participants", "required: a list of at least two bots")
 
-    rules = _read_rules(reader, top)
+    rules = read_rules(reader, top)
 
     table_size = _get(top, "table_size", lambda node: reader.integer(node, "table_size", TABLE_SIZE), 2)
     fmt = _get(top, "format", lambda node: reader.choice(node, "format", Format), Format.ROUND_ROBIN)
@@ -383,7 +406,7 @@ def _read_tournament(reader: _Reader, root: yaml.Node, *, base_dir: Path, run_di
     )
 
 
-def _read_executor(reader: _Reader, node: yaml.Node) -> Any:
+def _read_executor(reader: ConfigReader, node: yaml.Node) -> Any:
     # `local` (the default), or `{cluster: ADDRESS}` for a Dask cluster: None or the address.
     if isinstance(node, yaml.ScalarNode) and reader.scalar(node) == "local":
         return None
@@ -396,7 +419,7 @@ def _read_executor(reader: _Reader, node: yaml.Node) -> Any:
     return reader.checked(cluster_node, "executor.cluster", reader.scalar(cluster_node), cluster_problem)
 
 
-def _read_seed(reader: _Reader, node: yaml.Node) -> Any:
+def _read_seed(reader: ConfigReader, node: yaml.Node) -> Any:
     value = reader.scalar(node)
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
@@ -406,7 +429,7 @@ def _read_seed(reader: _Reader, node: yaml.Node) -> Any:
                          f"must be a non-empty string (or leave it out to draw a secret one), not {reader.show(node)}")
 
 
-def _read_rules(reader: _Reader, top: dict[str, _Entry]) -> Any:
+def read_rules(reader: ConfigReader, top: dict[str, ConfigEntry]) -> Any:
     spec: ProfileSpec | None = PROFILE_SPECS[GEORGIAN.name]
     if "profile" in top:
         node = top["profile"].node
@@ -451,7 +474,7 @@ def _read_rules(reader: _Reader, top: dict[str, _Entry]) -> Any:
         return reader.report(entry.key_line, "table", str(error))
 
 
-def _read_option(reader: _Reader, node: yaml.Node, spec: ProfileSpec, option: OptionSpec) -> Any:
+def _read_option(reader: ConfigReader, node: yaml.Node, spec: ProfileSpec, option: OptionSpec) -> Any:
     """The option's value as the profile spells it (`deck: 32` is "32", `dark: true` is "true")."""
     path = f"table.{option.name}"
     value = reader.scalar(node)
@@ -465,7 +488,7 @@ def _read_option(reader: _Reader, node: yaml.Node, spec: ProfileSpec, option: Op
     return reader.report(_line(node), path, f"must be {allowed} ({option.meaning}), not {reader.show(node)}{hint}")
 
 
-def _read_limits(reader: _Reader, node: yaml.Node, path: str, defaults: BotLimits) -> Any:
+def read_limits(reader: ConfigReader, node: yaml.Node, path: str, defaults: BotLimits) -> Any:
     entries = reader.mapping(node, path, tuple(LIMIT_BOUNDS), "limits")
     if entries is None:
         return _BAD
@@ -478,7 +501,7 @@ def _read_limits(reader: _Reader, node: yaml.Node, path: str, defaults: BotLimit
 
 
 def _read_participants(
-    reader: _Reader, entry: _Entry, limits: BotLimits, *, base_dir: Path, run_dir: Path, python: str | None
+    reader: ConfigReader, entry: ConfigEntry, limits: BotLimits, *, base_dir: Path, run_dir: Path, python: str | None
 ) -> Any:
     node = entry.node
     if not isinstance(node, yaml.SequenceNode):
@@ -500,7 +523,7 @@ def _read_participants(
 
 
 def _read_participant(
-    reader: _Reader, node: yaml.Node, path: str, defaults: BotLimits, *, base_dir: Path, run_dir: Path,
+    reader: ConfigReader, node: yaml.Node, path: str, defaults: BotLimits, *, base_dir: Path, run_dir: Path,
     python: str | None,
 ) -> tuple[Any, int, Any]:
     """The participant (or _BAD), and the line and value of its name (or _BAD) for the duplicate check."""
@@ -552,7 +575,7 @@ def _read_participant(
 
     limits = defaults
     if "limits" in entries:
-        limits = _read_limits(reader, entries["limits"].node, f"{path}.limits", defaults)
+        limits = read_limits(reader, entries["limits"].node, f"{path}.limits", defaults)
 
     if len(reader.problems) > before:
         return _BAD, name_line, name
@@ -562,12 +585,12 @@ def _read_participant(
     return participant, name_line, name
 
 
-def _misspells(reader: _Reader, node: yaml.MappingNode, wanted: Sequence[str]) -> bool:
+def _misspells(reader: ConfigReader, node: yaml.MappingNode, wanted: Sequence[str]) -> bool:
     keys = [reader.scalar(key_node) for key_node, _ in node.value]
     return any(isinstance(key, str) and key not in _PARTICIPANT_KEYS and suggest(key, wanted) for key in keys)
 
 
-def _read_env(reader: _Reader, node: yaml.Node, path: str) -> Any:
+def _read_env(reader: ConfigReader, node: yaml.Node, path: str) -> Any:
     if not isinstance(node, yaml.MappingNode):
         return reader.report(_line(node), path,
                              f"must be a mapping of variable names to values, not {reader.show(node)}")
@@ -590,7 +613,7 @@ def _read_env(reader: _Reader, node: yaml.Node, path: str) -> Any:
     return _BAD if failed else env
 
 
-def _read_command(reader: _Reader, node: yaml.Node, path: str, *, cwd: Path, env: Mapping[str, str],
+def _read_command(reader: ConfigReader, node: yaml.Node, path: str, *, cwd: Path, env: Mapping[str, str],
                   python: str | None) -> Any:
     text = reader.text(node, path, example="python3 bots/mine.py")
     if text is _BAD:
@@ -607,7 +630,7 @@ def _read_command(reader: _Reader, node: yaml.Node, path: str, *, cwd: Path, env
         return reader.report(_line(node), path, str(error))
 
 
-def _read_address(reader: _Reader, node: yaml.Node, path: str, *, base_dir: Path) -> Any:
+def _read_address(reader: ConfigReader, node: yaml.Node, path: str, *, base_dir: Path) -> Any:
     address = reader.checked(node, path, reader.scalar(node), address_problem)
     return address if address is _BAD else resolve_address(address, base_dir)
 
