@@ -383,6 +383,58 @@ def _sprt(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    """Run the arena as a web service: bot submissions, checks, the ladder and scheduled tournaments.
+
+    One process until SIGTERM or Ctrl-C; run it again and it resumes what was in flight. See
+    docs/service.md for the configuration file.
+    Example: seka-arena serve tournaments/service.yaml --bind 127.0.0.1:8080
+    """
+    # The service's libraries are the optional extra `service`: imported only by its commands.
+    from .service import load_service_config, serve
+
+    config = load_service_config(args.config)
+    trio.run(lambda: serve(config, bind=args.bind))
+    return 0
+
+
+def _token(args: argparse.Namespace) -> int:
+    """Print a new API token for an author (only its hash is stored: copy it now).
+
+    Example: seka-arena token tournaments/service.yaml --author alice
+    """
+    from .service import ServiceStore, load_service_config
+    from .tournament import name_problem
+
+    if (problem := name_problem(args.author)) is not None:
+        raise ArenaError(f"--author {problem}")
+    config = load_service_config(args.config)
+    store = ServiceStore.open(config.data / "service.sqlite")
+    try:
+        print(store.create_token(args.author, organiser=args.organiser))
+    finally:
+        store.close()
+    return 0
+
+
+def _submit(args: argparse.Namespace) -> int:
+    """Pack a bot's folder (with bot.yaml at its root) and submit it as a new version; print its check.
+
+    Exit status 0 when the version is accepted.
+    Example: seka-arena submit --server http://127.0.0.1:8080 --token T --name mybot bots/mybot
+    """
+    from .service import submit_folder
+
+    version = submit_folder(args.server, args.token, args.name, Path(args.folder), wait=args.wait,
+                            on_status=print)
+    if version.get("report"):
+        print(version["report"])
+    if version.get("stderr"):
+        print("-- the bot's stderr during the check:\n" + version["stderr"].rstrip())
+    print(f"{args.name} v{version['id']}: {version['status']}")
+    return 0 if version["status"] == "accepted" else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="seka-arena", description="A tournament arena for Seka bots.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -467,6 +519,25 @@ def build_parser() -> argparse.ArgumentParser:
     sprt.add_argument("--out", default=".", help="folder for histories and logs (default: current)")
     _isolation_option(sprt)
     sprt.set_defaults(run=_sprt)
+
+    serve = commands.add_parser("serve", help="run the arena as a web service", description=_serve.__doc__)
+    serve.add_argument("config", help="the service's YAML file (tournaments/service.yaml)")
+    serve.add_argument("--bind", default="127.0.0.1:8080", help="HOST:PORT to listen on (default 127.0.0.1:8080)")
+    serve.set_defaults(run=_serve)
+
+    token = commands.add_parser("token", help="print a new API token for an author", description=_token.__doc__)
+    token.add_argument("config", help="the service's YAML file")
+    token.add_argument("--author", required=True, help="the author's name")
+    token.add_argument("--organiser", action="store_true", help="a token for organiser actions too")
+    token.set_defaults(run=_token)
+
+    submit = commands.add_parser("submit", help="submit a bot's folder to a service", description=_submit.__doc__)
+    submit.add_argument("--server", required=True, help="the service's URL (http://127.0.0.1:8080)")
+    submit.add_argument("--token", required=True, help="your API token")
+    submit.add_argument("--name", required=True, help="the bot's name")
+    submit.add_argument("--wait", type=float, default=120.0, help="seconds to wait for the check (default 120)")
+    submit.add_argument("folder", help="the bot's folder, with bot.yaml at its root")
+    submit.set_defaults(run=_submit)
 
     replay = commands.add_parser("replay", help="re-check a hand history, or a tournament's results, against the rules",
                                  description=_replay.__doc__)

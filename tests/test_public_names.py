@@ -16,12 +16,13 @@ import arena.match
 import arena.ratings
 import arena.report
 import arena.sdk
+import arena.service
 import arena.storage
 import arena.tournament
 import arena.transport
 
-PACKAGES = [arena.engine, arena.executor, arena.match, arena.ratings, arena.report, arena.sdk, arena.storage,
-            arena.tournament, arena.transport]
+PACKAGES = [arena.engine, arena.executor, arena.match, arena.ratings, arena.report, arena.sdk, arena.service,
+            arena.storage, arena.tournament, arena.transport]
 
 
 def _at(module: str, qualname: str) -> object:

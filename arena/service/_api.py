@@ -1,0 +1,297 @@
+"""The JSON API under `/api/`: thin routes over the registry and the store.
+
+Statuses a client can rely on: 401 without a valid token, 403 for another author's bot (or an
+organiser's action without an organiser token), 404 for what does not exist, 409 while submissions
+are frozen, 413 for a request body over the archive limit (refused while it is read, never
+buffered whole), 422 for a refused archive, manifest or request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator
+from typing import Any
+
+import trio
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ..engine import ArenaError
+from ._archive import ArchiveError
+from ._config import ScheduleConfig, cron_problem
+from ._cron import fire_now
+from ._registry import FROZEN, BadRequestError, SubmissionsFrozenError, bot_name_problem
+from ._service import Service
+from ._store import Author, NotYourBotError, VersionRecord
+
+_MULTIPART_OVERHEAD = 64 * 1024
+"""Bytes a multipart body may hold beyond the archive (boundaries, headers, small fields)."""
+_DRAIN_BYTES = 16 << 20
+_DRAIN_SECONDS = 10.0
+"""What is read and dropped of a body refused as too large before the answer (a client that sends
+its whole body before it reads would otherwise see the connection reset, not the 413); past
+that the connection is closed."""
+TOKEN_COOKIE = "seka_token"
+"""The cookie the web pages keep an author's token in (set by the sign-in form)."""
+
+
+class BodyTooLargeError(Exception):
+    pass
+
+
+def bearer_token(request: Request) -> str | None:
+    """The token of `Authorization: Bearer T`, else the sign-in cookie's, else None."""
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return request.cookies.get(TOKEN_COOKIE) or None
+
+
+def who(service: Service, request: Request) -> Author | None:
+    token = bearer_token(request)
+    return service.store.author(token) if token else None
+
+
+def require_author(service: Service, request: Request) -> Author:
+    author = who(service, request)
+    if author is None:
+        raise HTTPException(401, "a valid token is needed: Authorization: Bearer TOKEN "
+                                 "(an organiser gives one with `seka-arena token`)")
+    return author
+
+
+def require_organiser(service: Service, request: Request) -> Author:
+    author = require_author(service, request)
+    if not author.organiser:
+        raise HTTPException(403, "this needs an organiser's token")
+    return author
+
+
+def may_see(author: Author | None, bot_author: str) -> bool:
+    """Whether `author` may see a bot's check reports and logs: its own author, or an organiser."""
+    return author is not None and (author.organiser or author.name == bot_author)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused (`BodyTooLargeError`) as soon as it passes `limit` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BodyTooLargeError
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLargeError
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read_archive_upload(service: Service, request: Request) -> tuple[bytes, dict[str, str]]:
+    """The `archive` file of a multipart request, and its other (text) fields.
+
+    Raises:
+        HTTPException: 413 over the archive limit, 422 when the request is not multipart with an
+            `archive` file.
+    """
+    limit = service.config.uploads.archive_bytes
+    try:
+        body = await read_body(request, limit + _MULTIPART_OVERHEAD)
+    except BodyTooLargeError:
+        await _drain(request)
+        raise HTTPException(413, f"the archive is over the limit of {limit} bytes",
+                            headers={"Connection": "close"}) from None
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise HTTPException(422, "send the archive as multipart/form-data, in the field `archive`")
+
+    async def stream() -> AsyncGenerator[bytes, None]:
+        yield body
+
+    try:
+        form = await MultiPartParser(request.headers, stream(), max_files=1, max_fields=8).parse()
+    except MultiPartException as error:
+        raise HTTPException(422, f"malformed multipart body: {error.message}") from None
+    upload = form.get("archive")
+    if not isinstance(upload, UploadFile):
+        raise HTTPException(422, "no file in the multipart field `archive`")
+    data = await upload.read()
+    await form.close()
+    if len(data) > limit:
+        raise HTTPException(413, f"the archive is over the limit of {limit} bytes")
+    fields = {key: value for key, value in form.items() if isinstance(value, str)}
+    return data, fields
+
+
+async def _drain(request: Request) -> None:
+    # Read and drop what follows of a refused body, up to a bound in bytes and time; nothing is kept.
+    dropped = 0
+    with trio.move_on_after(_DRAIN_SECONDS):
+        try:
+            async for chunk in request.stream():
+                dropped += len(chunk)
+                if dropped > _DRAIN_BYTES:
+                    return
+        except Exception:  # the stream was partly consumed, or the client went away: nothing more to drop
+            return
+
+
+def version_json(version: VersionRecord, *, full: bool) -> dict[str, Any]:
+    """A version as the API shows it: with its check report and stderr when `full` (its author's view)."""
+    shown: dict[str, Any] = {
+        "bot": version.bot, "id": version.number, "status": version.status.value, "sha256": version.sha256,
+        "archive": version.kind, "size": version.size, "language": version.language,
+        "description": version.description, "submitted_at": version.created_at, "checked_at": version.checked_at,
+    }
+    if full:
+        shown.update({"command": version.command, "report": version.report, "stderr": version.stderr})
+    return shown
+
+
+async def submit_version(service: Service, author: Author, bot: str, data: bytes) -> VersionRecord:
+    """Store a submission and queue its check; errors as HTTP statuses."""
+    try:
+        version = await trio.to_thread.run_sync(service.registry.submit, author, bot, data)
+    except NotYourBotError as error:
+        raise HTTPException(403, str(error)) from None
+    except SubmissionsFrozenError as error:
+        raise HTTPException(409, str(error)) from None
+    except (ArchiveError, BadRequestError) as error:
+        raise HTTPException(422, str(error)) from None
+    service.queue_check(version)
+    service.notify()
+    return version
+
+
+def routes(service: Service) -> list[Route]:
+    """The API's routes, bound to `service`."""
+
+    async def leaderboard(request: Request) -> Response:
+        rows = await trio.to_thread.run_sync(service.leaderboard)
+        return JSONResponse([row.as_json() for row in rows])
+
+    async def bots(request: Request) -> Response:
+        found = []
+        for bot in service.store.bots():
+            latest = service.store.version(bot.name, "latest")
+            found.append({"name": bot.name, "author": bot.author, "disqualified": bot.disqualified,
+                          "latest": version_json(latest, full=False) if latest else None})
+        return JSONResponse(found)
+
+    async def post_version(request: Request) -> Response:
+        author = require_author(service, request)
+        name = request.path_params["name"]
+        if (problem := bot_name_problem(name)) is not None:
+            raise HTTPException(422, problem)
+        owner = service.store.bot(name)
+        if owner is not None and owner.author != author.name:  # before reading a byte of the body
+            raise HTTPException(403, f"bot {name!r} belongs to another author")
+        data, _ = await read_archive_upload(service, request)
+        version = await submit_version(service, author, name, data)
+        return JSONResponse(version_json(version, full=True), status_code=201,
+                            headers={"Location": f"/api/bots/{name}/versions/{version.number}"})
+
+    async def get_version(request: Request) -> Response:
+        author = require_author(service, request)
+        name, which = request.path_params["name"], request.path_params["version"]
+        bot = service.store.bot(name)
+        if bot is None:
+            raise HTTPException(404, f"no bot {name!r}")
+        if not may_see(author, bot.author):
+            raise HTTPException(403, f"bot {name!r} belongs to another author: only its author sees its reports")
+        version = service.store.version(name, which)
+        if version is None:
+            raise HTTPException(404, f"bot {name!r} has no version {which!r} (a number, or `latest`)")
+        return JSONResponse(version_json(version, full=True))
+
+    async def disqualify(request: Request) -> Response:
+        require_organiser(service, request)
+        name = request.path_params["name"]
+        if service.store.bot(name) is None:
+            raise HTTPException(404, f"no bot {name!r}")
+        reason = str((await _json(request)).get("reason") or "disqualified by the organisers")
+        service.store.disqualify(name, reason[:500])
+        service.notify()
+        return JSONResponse({"bot": name, "disqualified": reason[:500]})
+
+    async def freeze(request: Request) -> Response:
+        require_organiser(service, request)
+        frozen = (await _json(request)).get("frozen")
+        if not isinstance(frozen, bool):
+            raise HTTPException(422, 'send {"frozen": true} or {"frozen": false}')
+        service.store.set_setting(FROZEN, "1" if frozen else "0")
+        return JSONResponse({"frozen": frozen})
+
+    async def create_schedule(request: Request) -> Response:
+        require_organiser(service, request)
+        body = await _json(request)
+        try:
+            schedule = ScheduleConfig(**{key: body[key] for key in ("name", "cron", "top", "table_size",
+                                                                     "sessions_per_table", "freeze_minutes")
+                                         if key in body})
+        except (TypeError, ArenaError) as error:
+            problem = cron_problem(body.get("cron"))
+            raise HTTPException(422, str(error) if problem is None else f"cron: {problem}") from None
+        _verify_schedule_values(schedule)
+        record = service.store.ensure_schedule(schedule.name, schedule.cron, schedule.settings())
+        service.notify()
+        return JSONResponse({"name": record.name, "cron": record.cron, "settings": dict(record.settings)},
+                            status_code=201)
+
+    async def run_now(request: Request) -> Response:
+        require_organiser(service, request)
+        name = request.path_params["name"]
+        if name not in {schedule.name for schedule in service.store.schedules()}:
+            raise HTTPException(404, f"no schedule {name!r}")
+        run = fire_now(service.store, name)
+        if run is None:
+            raise HTTPException(409, f"schedule {name!r} already fired this minute")
+        service.notify()
+        return JSONResponse({"name": run.name, "schedule": run.schedule, "due_at": run.due_at}, status_code=201)
+
+    async def tournaments(request: Request) -> Response:
+        runs = []
+        for run in service.store.runs():
+            progress = service.progress.get(run.name)
+            runs.append({"name": run.name, "schedule": run.schedule, "due_at": run.due_at, "status": run.status,
+                         "message": run.message, "started_at": run.started_at, "finished_at": run.finished_at,
+                         "done": progress.done if progress else None, "total": progress.total if progress else None})
+        schedules = [{"name": schedule.name, "cron": schedule.cron, "settings": dict(schedule.settings),
+                      "last_due": schedule.last_due} for schedule in service.store.schedules()]
+        return JSONResponse({"runs": runs, "schedules": schedules})
+
+    return [
+        Route("/api/leaderboard", leaderboard),
+        Route("/api/bots", bots),
+        Route("/api/bots/{name}/versions", post_version, methods=["POST"]),
+        Route("/api/bots/{name}/versions/{version}", get_version),
+        Route("/api/bots/{name}/disqualify", disqualify, methods=["POST"]),
+        Route("/api/freeze", freeze, methods=["POST"]),
+        Route("/api/schedules", create_schedule, methods=["POST"]),
+        Route("/api/schedules/{name}/run", run_now, methods=["POST"]),
+        Route("/api/tournaments", tournaments),
+    ]
+
+
+def _verify_schedule_values(schedule: ScheduleConfig) -> None:
+    for key, value, low, high in (("table_size", schedule.table_size, 2, 6),
+                                  ("sessions_per_table", schedule.sessions_per_table, 1, 10_000),
+                                  ("freeze_minutes", schedule.freeze_minutes, 0, 7 * 24 * 60)):
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            raise HTTPException(422, f"{key}: must be an integer from {low} to {high}, not {value!r}")
+    if schedule.top is not None and (not isinstance(schedule.top, int) or schedule.top < 2):
+        raise HTTPException(422, f"top: must be an integer of at least 2, not {schedule.top!r}")
+
+
+async def _json(request: Request) -> dict[str, Any]:
+    try:
+        body = json.loads(await read_body(request, 64 * 1024) or b"{}")
+    except (BodyTooLargeError, ValueError):
+        raise HTTPException(422, "send a JSON object of at most 64 KiB") from None
+    if not isinstance(body, dict):
+        raise HTTPException(422, "send a JSON object")
+    return body

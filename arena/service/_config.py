@@ -1,0 +1,256 @@
+"""The service's configuration file (`tournaments/service.yaml`), checked with file:line errors.
+
+It is read with the tournament loader's `ConfigReader`, so a mistake is reported the way a
+tournament file's is, every mistake of the file at once. A relative `data` folder is relative to
+the folder holding the file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from croniter import croniter
+
+from ..engine import GEORGIAN, Rules
+from ..tournament import (
+    INVALID,
+    BotLimits,
+    Bounds,
+    ConfigEntry,
+    ConfigProblem,
+    ConfigReader,
+    Isolation,
+    TournamentConfigError,
+    compose_yaml,
+    name_problem,
+    node_line,
+    read_limits,
+    read_rules,
+)
+
+_MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    """What a submitted archive may hold; anything over is refused before it is stored."""
+
+    archive_bytes: int = 16 * _MIB
+    """The archive as sent (`uploads.archive_mb`): a bigger request body gets 413."""
+    unpacked_bytes: int = 64 * _MIB
+    """The files it holds, unpacked, together (`uploads.unpacked_mb`)."""
+    files: int = 2000
+    """Entries it holds, folders included (`uploads.files`)."""
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    """The continuous ladder: duplicate blocks among the latest accepted version of every bot."""
+
+    enabled: bool = True
+    table_size: int = 2
+    """Seats at a ladder table."""
+    placement_blocks: int = 2
+    """Duplicate blocks a new version plays before the adaptive choice takes over."""
+    random_share: float = 0.2
+    """Share of tables drawn uniformly at random, so that every bot stays connected."""
+    concurrency: int = 1
+    """Blocks played at the same time."""
+
+
+@dataclass(frozen=True)
+class ScheduleConfig:
+    """A tournament that fires on a cron expression: a round robin of the latest accepted versions."""
+
+    name: str
+    cron: str
+    """Five-field cron expression, in UTC (`0 2 * * *`: every night at 02:00)."""
+    top: int | None = None
+    """Only the ladder's best `top` bots; None: every bot with an accepted version."""
+    table_size: int = 2
+    sessions_per_table: int = 1
+    """Duplicate blocks per table."""
+    freeze_minutes: int = 0
+    """Submissions are refused this long before the tournament fires."""
+
+    def __post_init__(self) -> None:
+        if (problem := name_problem(self.name)) is not None:
+            raise TournamentConfigError([ConfigProblem("<service config>", None, "tournaments.name", problem)])
+        if (problem := cron_problem(self.cron)) is not None:
+            raise TournamentConfigError([ConfigProblem("<service config>", None, "tournaments.cron", problem)])
+
+    def settings(self) -> dict[str, Any]:
+        """What the store keeps of a schedule beyond its name and cron expression."""
+        return {"top": self.top, "table_size": self.table_size, "sessions_per_table": self.sessions_per_table,
+                "freeze_minutes": self.freeze_minutes}
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """A checked service configuration. Build one with `load_service_config`."""
+
+    data: Path
+    """The folder holding service.sqlite, the bot store and the tournaments' results."""
+    rules: Rules = GEORGIAN
+    limits: BotLimits = BotLimits()
+    """Limits of every bot process (a tournament file's `limits:`)."""
+    isolation: Isolation | None = None
+    """None: `sandbox` where the machine can, else `none` with a warning."""
+    uploads: UploadLimits = UploadLimits()
+    ladder: LadderConfig = LadderConfig()
+    schedules: tuple[ScheduleConfig, ...] = ()
+    path: Path | None = None
+    """The file it was read from."""
+
+
+def cron_problem(value: object) -> str | None:
+    """What is wrong with a cron expression, or None.
+
+    >>> cron_problem("0 2 * * *"), cron_problem("0 25 * * *")
+    (None, "must be a five-field cron expression such as '0 2 * * *' (minute hour day month weekday), not '0 25 * * *'")
+    """
+    if isinstance(value, str) and len(value.split()) == 5 and croniter.is_valid(value):
+        return None
+    return ("must be a five-field cron expression such as '0 2 * * *' (minute hour day month weekday), "
+            f"not {value!r}")
+
+
+_TOP_KEYS = ("data", "profile", "table", "limits", "isolation", "uploads", "ladder", "tournaments")
+_UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
+_LADDER_KEYS = ("enabled", "table_size", "placement_blocks", "random_share", "concurrency")
+_SCHEDULE_KEYS = ("name", "cron", "top", "table_size", "sessions_per_table", "freeze_minutes")
+_MEGABYTES = Bounds(1, 4096)
+_FILES = Bounds(1, 1_000_000)
+_TABLE_SIZE = Bounds(2, 6, enumerated=True)
+_CONCURRENCY = Bounds(1, 64)
+_BLOCKS = Bounds(1, 10_000)
+_TOP = Bounds(2, 1000)
+_FREEZE = Bounds(0, 7 * 24 * 60)
+
+
+def load_service_config(path: str | os.PathLike[str]) -> ServiceConfig:
+    """Read and check a service configuration file.
+
+    Raises:
+        TournamentConfigError: listing every problem found, each with file, line and field.
+    """
+    filename = os.fspath(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise TournamentConfigError([ConfigProblem(filename, None, None, f"cannot read the file: {reason}")]) from None
+    reader = ConfigReader(filename)
+    root = compose_yaml(text, filename=filename)
+    if root is None:
+        raise TournamentConfigError([ConfigProblem(filename, 1, None, "the file is empty; a service needs `data:`")])
+    config = _read(reader, root, base_dir=Path(path).resolve().parent)
+    if reader.problems or config is None:
+        raise TournamentConfigError(sorted(reader.problems, key=lambda problem: problem.line or 0))
+    return ServiceConfig(**{**config, "path": Path(path).resolve()})
+
+
+def _read(reader: ConfigReader, root: yaml.Node, *, base_dir: Path) -> dict[str, Any] | None:
+    top = reader.mapping(root, "", _TOP_KEYS, "service settings")
+    if top is None:
+        return None
+    values: dict[str, Any] = {}
+    if "data" in top:
+        folder = reader.text(top["data"].node, "data", example="service-data")
+        if folder is not INVALID:
+            values["data"] = (base_dir / os.path.expanduser(folder)).resolve()
+    else:
+        reader.report(node_line(root), "data", "required: the folder that holds the service's store and bots")
+    rules = read_rules(reader, top)
+    if rules is not INVALID:
+        values["rules"] = rules
+    if "limits" in top:
+        limits = read_limits(reader, top["limits"].node, "limits", BotLimits())
+        if limits is not INVALID:
+            values["limits"] = limits
+    if "isolation" in top:
+        isolation = reader.choice(top["isolation"].node, "isolation", Isolation)
+        if isolation is not INVALID:
+            values["isolation"] = isolation
+    if "uploads" in top:
+        values["uploads"] = _read_uploads(reader, top["uploads"])
+    if "ladder" in top:
+        values["ladder"] = _read_ladder(reader, top["ladder"])
+    if "tournaments" in top:
+        values["schedules"] = _read_schedules(reader, top["tournaments"])
+    return values
+
+
+def _read_uploads(reader: ConfigReader, entry: ConfigEntry) -> UploadLimits:
+    entries = reader.mapping(entry.node, "uploads", _UPLOAD_KEYS, "upload limits") or {}
+    found: dict[str, int] = {}
+    for key, bounds, scale, name in (("archive_mb", _MEGABYTES, _MIB, "archive_bytes"),
+                                     ("unpacked_mb", _MEGABYTES, _MIB, "unpacked_bytes"),
+                                     ("files", _FILES, 1, "files")):
+        if key in entries:
+            value = reader.integer(entries[key].node, f"uploads.{key}", bounds)
+            if value is not INVALID:
+                found[name] = value * scale
+    return UploadLimits(**found)
+
+
+def _read_ladder(reader: ConfigReader, entry: ConfigEntry) -> LadderConfig:
+    entries = reader.mapping(entry.node, "ladder", _LADDER_KEYS, "ladder settings") or {}
+    found: dict[str, Any] = {}
+    if "enabled" in entries:
+        found["enabled"] = reader.boolean(entries["enabled"].node, "ladder.enabled")
+    for key, bounds in (("table_size", _TABLE_SIZE), ("placement_blocks", _BLOCKS), ("concurrency", _CONCURRENCY)):
+        if key in entries:
+            found[key] = reader.integer(entries[key].node, f"ladder.{key}", bounds)
+    if "random_share" in entries:
+        node = entries["random_share"].node
+        value = reader.scalar(node)
+        if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
+            found["random_share"] = float(value)
+        else:
+            reader.report(node_line(node), "ladder.random_share",
+                          f"must be a number from 0 to 1, not {reader.show(node)}")
+    return LadderConfig(**{key: value for key, value in found.items() if value is not INVALID})
+
+
+def _read_schedules(reader: ConfigReader, entry: ConfigEntry) -> tuple[ScheduleConfig, ...]:
+    node = entry.node
+    if not isinstance(node, yaml.SequenceNode):
+        reader.report(node_line(node), "tournaments",
+                      f"must be a list of scheduled tournaments, not {reader.show(node)}")
+        return ()
+    schedules: list[ScheduleConfig] = []
+    names: dict[str, int] = {}
+    for index, item in enumerate(node.value):
+        path = f"tournaments[{index}]"
+        before = len(reader.problems)
+        entries = reader.mapping(item, path, _SCHEDULE_KEYS, "tournament settings")
+        if entries is None:
+            continue
+        found: dict[str, Any] = {}
+        for key in ("name", "cron"):
+            if key not in entries:
+                reader.report(node_line(item), f"{path}.{key}", "required" + (
+                    ": the tournament's name" if key == "name" else ": when it fires, such as '0 2 * * *'"))
+        if "name" in entries:
+            found["name"] = name = reader.name(entries["name"].node, f"{path}.name")
+            if name is not INVALID and name in names:
+                reader.report(entries["name"].key_line, f"{path}.name",
+                              f"duplicate name {name!r} (also on line {names[name]})")
+            elif name is not INVALID:
+                names[name] = entries["name"].key_line
+        if "cron" in entries:
+            cron_node = entries["cron"].node
+            found["cron"] = reader.checked(cron_node, f"{path}.cron", reader.scalar(cron_node),
+                                           lambda value, *, shown: cron_problem(value))
+        for key, bounds in (("top", _TOP), ("table_size", _TABLE_SIZE), ("sessions_per_table", _BLOCKS),
+                            ("freeze_minutes", _FREEZE)):
+            if key in entries:
+                found[key] = reader.integer(entries[key].node, f"{path}.{key}", bounds)
+        if len(reader.problems) == before:
+            schedules.append(ScheduleConfig(**found))
+    return tuple(schedules)

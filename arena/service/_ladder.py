@@ -1,0 +1,216 @@
+"""The continuous ladder: whole duplicate blocks among the current versions, chosen where they teach most.
+
+Theory of operation: the players are versions (`bot.vN`); the ladder always seats the latest
+accepted version of each bot not disqualified, so a new version replaces the old one, whose
+results stay in the history. The next table is chosen by `choose_table`:
+
+1. placement: a version with fewer than `placement_blocks` blocks plays first, with the opponents
+   it is most informative against;
+2. with probability `random_share`, a table drawn uniformly, so that every bot stays connected to
+   the rest of the field whatever the fit says;
+3. otherwise the table of most information, summed over its pairs:
+   p(1-p) (Var θi + Var θj), with p the Bradley-Terry probability that i beats j and Var θ the
+   inverse of each bot's Fisher information (its comparisons weighted by p(1-p), plus the fit's
+   prior games). Bots with few sessions have a large variance, so they are weighted up; close
+   pairs have p(1-p) near its maximum 1/4.
+
+A block is planned (all its mirrors, in one transaction) before it is played, and its sessions are
+played one after the other (mirrors share their deals: never at the same time); a block left
+unfinished by a stopped service is played to its end first on the next start.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+
+from ..engine import Amount, ArenaError
+from ..history import write_history
+from ..match import public_session_id, run_session
+from ..ratings import ELO_PER_NAT, RatingError, SessionOutcome, bradley_terry
+from ..tournament import block_seed, mirrors
+from ._service import Service
+from ._store import LadderSession
+
+LOGGER = logging.getLogger(__name__)
+PRIOR_GAMES = 1.0
+"""The rating fit's virtual drawn games per bot (as `arena.ratings.bradley_terry`): the information
+every bot has before it plays."""
+_CANDIDATES = 200
+"""Random tables scored when the tables of more than two seats are too many to score all."""
+_SECRET = "ladder_secret"
+_IDLE = 30.0
+
+
+def information(outcomes: Sequence[SessionOutcome],
+                players: Sequence[str]) -> tuple[dict[str, float], dict[str, float]]:
+    """Each player's strength (natural-log units) and its variance, from the Bradley-Terry fit.
+
+    A player without sessions has strength 0 (the centre) and the prior's variance.
+
+    >>> from arena.ratings import SessionOutcome
+    >>> theta, var = information([SessionOutcome(("a", "b"), (3, -3), "s1")], ["a", "b", "c"])
+    >>> theta["a"] > 0 > theta["b"], var["c"] > var["a"]
+    (True, True)
+    """
+    theta = {player: 0.0 for player in players}
+    if outcomes:
+        try:
+            ratings = bradley_terry(outcomes, mean=0.0, prior_games=PRIOR_GAMES)
+        except RatingError:
+            ratings = {}
+        theta.update({player: rating / ELO_PER_NAT for player, rating in ratings.items() if player in theta})
+    fisher = dict.fromkeys(players, PRIOR_GAMES / 4)  # a drawn virtual game at p = 1/2 weighs 1/4
+    for outcome in outcomes:
+        weight = 1 / (len(outcome.bots) - 1)
+        for i, j in itertools.combinations(outcome.bots, 2):
+            if i in fisher and j in fisher:
+                p = _beats(theta[i], theta[j])
+                fisher[i] += weight * p * (1 - p)
+                fisher[j] += weight * p * (1 - p)
+    return theta, {player: 1 / fisher[player] for player in players}
+
+
+def _beats(theta_i: float, theta_j: float) -> float:
+    return 1 / (1 + math.exp(theta_j - theta_i))
+
+
+def table_information(table: Sequence[str], theta: dict[str, float], variance: dict[str, float]) -> float:
+    """What a table is expected to teach: p(1-p)(Var θi + Var θj) summed over its pairs."""
+    total = 0.0
+    for i, j in itertools.combinations(table, 2):
+        p = _beats(theta[i], theta[j])
+        total += p * (1 - p) * (variance[i] + variance[j])
+    return total
+
+
+def choose_table(players: Sequence[str], outcomes: Sequence[SessionOutcome], *, table_size: int,
+                 blocks_played: Counter[str], placement_blocks: int, random_share: float,
+                 rng: random.Random) -> tuple[tuple[str, ...], str]:
+    """The next table, in seat order, and why it was chosen (`placement`, `random` or `adaptive`).
+
+    >>> import random
+    >>> from collections import Counter
+    >>> choose_table(["a", "b", "c"], [], table_size=2, blocks_played=Counter({"a": 3, "b": 3}),
+    ...              placement_blocks=2, random_share=0.0, rng=random.Random(1))[1]
+    'placement'
+    """
+    if len(players) < table_size:
+        raise ArenaError(f"a table of {table_size} needs {table_size} players, and there are {len(players)}")
+    theta, variance = information(outcomes, players)
+    newcomers = sorted((player for player in players if blocks_played[player] < placement_blocks),
+                       key=lambda player: (blocks_played[player], player))
+    if newcomers:
+        newcomer = newcomers[0]
+        others = [player for player in players if player != newcomer]
+        tables = [(newcomer, *rest) for rest in _candidates(others, table_size - 1, rng)]
+        return _best(tables, theta, variance, rng), "placement"
+    if rng.random() < random_share:
+        return tuple(rng.sample(list(players), table_size)), "random"
+    return _best(list(_candidates(players, table_size, rng)), theta, variance, rng), "adaptive"
+
+
+def _candidates(players: Sequence[str], size: int, rng: random.Random) -> list[tuple[str, ...]]:
+    if math.comb(len(players), size) <= _CANDIDATES:
+        return list(itertools.combinations(players, size))
+    return [tuple(rng.sample(list(players), size)) for _ in range(_CANDIDATES)]
+
+
+def _best(tables: Sequence[tuple[str, ...]], theta: dict[str, float], variance: dict[str, float],
+          rng: random.Random) -> tuple[str, ...]:
+    scored = [(table_information(table, theta, variance), rng.random(), table) for table in tables]
+    return max(scored)[2]
+
+
+def ladder_outcomes(sessions: Sequence[LadderSession]) -> list[SessionOutcome]:
+    """Finished ladder sessions as rating outcomes (players named by version id)."""
+    return [SessionOutcome(tuple(str(seat) for seat in session.seating), tuple(session.balances),
+                           f"b{session.block}", faults=dict(zip((str(seat) for seat in session.seating),
+                                                                session.faults or (), strict=False)))
+            for session in sessions if session.balances is not None]
+
+
+class Ladder:
+    """Plays ladder blocks for as long as the service runs."""
+
+    def __init__(self, service: Service, *, rng: random.Random | None = None) -> None:
+        self.service = service
+        self.config = service.config.ladder
+        self.rng = rng or random.Random()
+        self.folder: Path = service.registry.folder.ladder
+        self._claimed: set[int] = set()
+        self._lock = trio.Lock()
+
+    async def run(self) -> None:
+        """Play blocks, `concurrency` at a time, until cancelled."""
+        async with trio.open_nursery() as nursery:
+            for _ in range(self.config.concurrency):
+                nursery.start_soon(self._worker)
+
+    async def _worker(self) -> None:
+        while True:
+            async with self._lock:
+                block = await trio.to_thread.run_sync(self.next_block)
+                if block:
+                    self._claimed.add(block[0].block)
+            if not block:
+                with trio.move_on_after(_IDLE):
+                    await self.service.changed.wait()
+                continue
+            try:
+                for session in block:
+                    if session.status != "finished":
+                        await self.play(session)
+            finally:
+                self._claimed.discard(block[0].block)
+
+    def next_block(self) -> list[LadderSession] | None:
+        """An unfinished block nobody plays, else a new one chosen by `choose_table`, else None
+        (fewer current versions than seats)."""
+        store = self.service.store
+        unfinished = [session for session in store.ladder_sessions(unfinished=True)
+                      if session.block not in self._claimed]
+        if unfinished:
+            return store.ladder_sessions(block=unfinished[0].block)
+        current = store.current_versions()
+        if len(current) < self.config.table_size:
+            return None
+        players = [str(version.id) for version in current]
+        sessions = store.ladder_sessions()
+        played: Counter[str] = Counter()
+        for block in {session.block: session for session in sessions}.values():
+            played.update(str(seat) for seat in block.seating)
+        table, reason = choose_table(players, ladder_outcomes(sessions), table_size=self.config.table_size,
+                                     blocks_played=played, placement_blocks=self.config.placement_blocks,
+                                     random_share=self.config.random_share, rng=self.rng)
+        secret = store.secret(_SECRET)
+        seatings = [tuple(int(seat) for seat in seating) for seating in mirrors(table)]
+        return store.plan_block(seatings, seed=lambda number: block_seed(secret, table, number), reason=reason)
+
+    async def play(self, session: LadderSession) -> None:
+        """Play one ladder session from its start and store its result."""
+        store = self.service.store
+        await trio.to_thread.run_sync(store.mark_ladder_running, session.id)
+        versions = [store.version_by_id(seat) for seat in session.seating]
+        specs = [self.service.registry.spec(version) for version in versions]
+        secret = store.secret(_SECRET)
+        result = await run_session(self.service.config.rules, specs, seed=session.seed, session_id=session.id,
+                                   public_id=public_session_id(secret, session.id),
+                                   log_dir=self.folder / "logs" / session.id,
+                                   hidden=self.service.registry.folder.hidden())
+        history = await trio.to_thread.run_sync(
+            lambda: write_history(self.folder / "histories" / f"{session.id}.jsonl", result.events))
+        balances: list[Amount] = list(result.balances)
+        faults = [0] * len(specs)
+        for seat in result.seats:
+            faults[seat.seat] = sum(seat.telemetry["faults"].values())
+        await trio.to_thread.run_sync(lambda: store.record_ladder_result(
+            session.id, balances, faults, str(history.relative_to(self.service.config.data))))
+        self.service.notify()

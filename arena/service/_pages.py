@@ -1,0 +1,245 @@
+"""The web pages: thin routes that read the same store and registry as the API, rendered with Jinja2.
+
+Pages need no script except where they are live: a running tournament's page listens to
+server-sent events (`/tournaments/NAME/events`) and updates its progress. An author signs in by
+pasting a token once; it is kept in an HttpOnly, SameSite=Strict cookie, which also authorises the
+upload form (a cross-site form cannot send it).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import trio
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ..engine import ArenaError
+from ..replay import replay_file
+from ._api import TOKEN_COOKIE, may_see, read_archive_upload, submit_version, who
+from ._cron import schedules_due_text
+from ._service import Service
+from ._store import RunRecord
+
+_TEMPLATES = Path(__file__).parent / "templates"
+_ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), autoescape=True,
+                                  undefined=jinja2.StrictUndefined)
+_LOG_BYTES = 64 * 1024
+
+
+def _finite(value: float) -> bool:
+    return not math.isnan(value)
+
+
+_ENVIRONMENT.filters["finite"] = _finite
+
+
+def render(service: Service, request: Request, template: str, status_code: int = 200, **values: Any) -> HTMLResponse:
+    """A page from its template, with who is signed in and whether submissions are frozen."""
+    page = _ENVIRONMENT.get_template(template).render(me=who(service, request), **values)
+    return HTMLResponse(page, status_code=status_code)
+
+
+async def error_page(service: Service, request: Request, error: HTTPException) -> Response:
+    return render(service, request, "error.html", status_code=error.status_code, status=error.status_code,
+                  message=error.detail)
+
+
+def _tail(path: Path) -> str:
+    try:
+        with open(path, "rb") as log:
+            log.seek(max(0, path.stat().st_size - _LOG_BYTES))
+            return log.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _standings(service: Service, run: RunRecord) -> dict[str, Any] | None:
+    path = service.registry.folder.tournaments / run.name / "results" / run.name / "standings.json"
+    try:
+        document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return document
+
+
+def routes(service: Service) -> list[Route]:
+    """The pages' routes, bound to `service`."""
+    store = service.store
+
+    def run_named(name: str) -> RunRecord:
+        run = next((run for run in store.runs() if run.name == name), None)
+        if run is None:
+            raise HTTPException(404, f"no tournament {name!r}")
+        return run
+
+    async def leaderboard(request: Request) -> Response:
+        rows = await trio.to_thread.run_sync(service.leaderboard)
+        rated = [row for row in rows if row.sessions and _finite(row.ci_low)]
+        low = min((row.ci_low for row in rated), default=1400.0)
+        high = max((row.ci_high for row in rated), default=1600.0)
+        return render(service, request, "leaderboard.html", rows=rows, low=low - 20, high=high + 20,
+                      sessions=len([s for s in store.ladder_sessions() if s.status == "finished"]),
+                      isolation=service.isolation.value, warning=service.isolation_warning)
+
+    async def bots(request: Request) -> Response:
+        listed = [(bot, store.version(bot.name, "latest")) for bot in store.bots()]
+        return render(service, request, "bots.html", bots=listed)
+
+    async def bot_page(request: Request) -> Response:
+        name = request.path_params["name"]
+        bot = store.bot(name)
+        if bot is None:
+            raise HTTPException(404, f"no bot {name!r}")
+        versions = store.versions(name)
+        ids = {version.id: version for version in versions}
+        labels = {version.id: version.label for version in store.versions()}
+        sessions = [session for session in store.ladder_sessions() if ids.keys() & set(session.seating)]
+        return render(service, request, "bot.html", bot=bot, versions=versions, own=may_see(who(service, request),
+                      bot.author), sessions=sessions[-50:][::-1], labels=labels)
+
+    async def version_page(request: Request) -> Response:
+        name, which = request.path_params["name"], request.path_params["version"]
+        bot = store.bot(name)
+        version = store.version(name, which) if bot is not None else None
+        if bot is None or version is None:
+            raise HTTPException(404, f"no version {which!r} of bot {name!r}")
+        return render(service, request, "version.html", bot=bot, version=version,
+                      own=may_see(who(service, request), bot.author))
+
+    async def session_log(request: Request) -> Response:
+        name, session_id = request.path_params["name"], request.path_params["session"]
+        bot = store.bot(name)
+        session = store.ladder_session(session_id)
+        if bot is None or session is None:
+            raise HTTPException(404, f"no ladder session {session_id!r} of bot {name!r}")
+        if not may_see(who(service, request), bot.author):
+            raise HTTPException(403, "only the bot's author sees its logs: sign in with its token")
+        mine = [version for seat in session.seating if (version := store.version_by_id(seat)).bot == name]
+        if not mine:
+            raise HTTPException(404, f"bot {name!r} did not play in {session_id}")
+        folder = service.registry.folder.ladder / "logs" / session_id
+        return render(service, request, "log.html", bot=bot, session=session, label=mine[0].label,
+                      stderr=_tail(folder / f"{mine[0].label}.stderr.log"),
+                      stdout=_tail(folder / f"{mine[0].label}.stdout.log"))
+
+    async def me(request: Request) -> Response:
+        author = who(service, request)
+        if author is None:
+            return RedirectResponse("/login", status_code=303)
+        owned = [(bot, store.versions(bot.name)[::-1]) for bot in store.bots(author.name)]
+        return render(service, request, "me.html", author=author, owned=owned)
+
+    async def login(request: Request) -> Response:
+        if request.method == "GET":
+            return render(service, request, "login.html", problem=None)
+        form = await request.form(max_files=0, max_fields=4)
+        token = str(form.get("token") or "").strip()
+        if not token or store.author(token) is None:
+            return render(service, request, "login.html", status_code=401, problem="that token is not valid")
+        response = RedirectResponse("/me", status_code=303)
+        response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict", max_age=30 * 24 * 3600)
+        return response
+
+    async def logout(request: Request) -> Response:
+        response = RedirectResponse("/", status_code=303)
+        response.delete_cookie(TOKEN_COOKIE)
+        return response
+
+    async def upload(request: Request) -> Response:
+        author = who(service, request)
+        if request.method == "GET":
+            return render(service, request, "upload.html", problem=None, frozen=service.registry.is_frozen())
+        if author is None:
+            raise HTTPException(401, "sign in with your token first")
+        data, fields = await read_archive_upload(service, request)
+        name = fields.get("name", "").strip()
+        try:
+            version = await submit_version(service, author, name, data)
+        except HTTPException as error:
+            return render(service, request, "upload.html", status_code=error.status_code, problem=error.detail,
+                          frozen=service.registry.is_frozen())
+        return RedirectResponse(f"/bots/{version.bot}/versions/{version.number}", status_code=303)
+
+    async def tournaments(request: Request) -> Response:
+        runs = store.runs()
+        return render(service, request, "tournaments.html", schedules=store.schedules(),
+                      due=schedules_due_text(store.schedules()),
+                      running=[run for run in runs if run.status in ("due", "running")],
+                      past=[run for run in runs if run.status in ("finished", "failed")], progress=service.progress)
+
+    async def tournament(request: Request) -> Response:
+        run = run_named(request.path_params["name"])
+        document = _standings(service, run)
+        histories = service.registry.folder.tournaments / run.name / "results" / run.name / "histories"
+        sessions = sorted(path.stem for path in histories.glob("*.jsonl")) if histories.is_dir() else []
+        return render(service, request, "tournament.html", run=run, standings=document, sessions=sessions,
+                      progress=service.progress.get(run.name))
+
+    async def tournament_events(request: Request) -> Response:
+        run = run_named(request.path_params["name"])
+
+        async def events() -> AsyncIterator[str]:
+            while True:
+                changed = service.changed
+                current = store.run(run.id)
+                progress = service.progress.get(run.name)
+                yield "data: " + json.dumps({
+                    "status": current.status, "done": progress.done if progress else None,
+                    "total": progress.total if progress else None, "faults": progress.faults if progress else None,
+                }) + "\n\n"
+                if current.status in ("finished", "failed"):
+                    return
+                with trio.move_on_after(15):  # a comment line now and then keeps proxies from closing it
+                    await changed.wait()
+
+        return StreamingResponse(events(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    async def replay(request: Request) -> Response:
+        session_id = request.path_params["session"]
+        run_name = request.query_params.get("tournament")
+        if run_name:
+            run = run_named(run_name)
+            folder = service.registry.folder.tournaments / run.name / "results" / run.name / "histories"
+            title = f"{run.name}: session {session_id}"
+        else:
+            folder = service.registry.folder.ladder / "histories"
+            title = f"ladder session {session_id}"
+        path = folder / f"{session_id}.jsonl"
+        if "/" in session_id or session_id.startswith(".") or not path.is_file():
+            raise HTTPException(404, f"no history of session {session_id!r}")
+        try:
+            result = await trio.to_thread.run_sync(replay_file, path)
+        except ArenaError as error:
+            return render(service, request, "replay.html", title=title, account=[], verdict=f"BROKEN: {error}")
+        verdict = ("every action checked against the rules, every deal against the session's seed" if result.seeded
+                   else "checked against the rules; its deals were NOT checked against a seed")
+        return render(service, request, "replay.html", title=title, account=result.account, verdict=verdict)
+
+    async def stylesheet(request: Request) -> Response:
+        return FileResponse(_TEMPLATES / "style.css", media_type="text/css")
+
+    return [
+        Route("/", leaderboard),
+        Route("/bots", bots),
+        Route("/bots/{name}", bot_page),
+        Route("/bots/{name}/versions/{version}", version_page),
+        Route("/bots/{name}/logs/{session}", session_log),
+        Route("/me", me),
+        Route("/login", login, methods=["GET", "POST"]),
+        Route("/logout", logout, methods=["POST"]),
+        Route("/upload", upload, methods=["GET", "POST"]),
+        Route("/tournaments", tournaments),
+        Route("/tournaments/{name}", tournament),
+        Route("/tournaments/{name}/events", tournament_events),
+        Route("/sessions/{session}", replay),
+        Route("/static/style.css", stylesheet),
+    ]

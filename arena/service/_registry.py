@@ -1,0 +1,214 @@
+"""The bot registry: submissions stored by their SHA-256, and each version checked with check-bot.
+
+Layout of the data folder:
+
+    service.sqlite            the service store (`ServiceStore`)
+    archives/SHA.tar.gz|zip   every archive as submitted
+    bots/SHA/                 its unpacked folder (read-only to the bot in the sandbox)
+    checks/VERSION/           the bot's logs while check-bot ran
+    ladder/                   ladder histories and logs
+    tournaments/RUN/          the scheduled tournaments' results folders
+
+A submission is unpacked into a staging folder under `bots/` and renamed into place only once
+it is complete and its manifest is accepted, so `bots/SHA/` is always a whole, accepted unpacking;
+a refused archive leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import secrets
+import shlex
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..checkbot import Check, check_bot
+from ..engine import ArenaError
+from ..storage import write_atomically
+from ..transport import BotSpec, Isolation, with_our_python
+from ._archive import ArchiveError, Manifest, archive_kind, read_manifest, unpack_archive
+from ._config import ServiceConfig
+from ._store import Author, NotYourBotError, ServiceStore, VersionRecord
+
+_BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
+_STDERR_BYTES = 64 * 1024
+FROZEN = "frozen"
+"""The setting an organiser sets to `1` to refuse submissions."""
+
+
+class SubmissionsFrozenError(ArenaError):
+    """Submissions are frozen (by an organiser, or before a scheduled tournament): HTTP 409."""
+
+
+class BadRequestError(ArenaError, ValueError):
+    """A request the service refuses as malformed (a bad bot name): HTTP 422."""
+
+
+def bot_name_problem(name: str) -> str | None:
+    """What is wrong with a bot's name in the service, or None (no dots: `bot.vN` names a version).
+
+    >>> bot_name_problem("strong_bot"), bot_name_problem("a.b")
+    (None, "a bot's name is 1 to 64 letters, digits, '_' or '-', starting with a letter or digit, not 'a.b'")
+    """
+    if _BOT_NAME.match(name):
+        return None
+    return f"a bot's name is 1 to 64 letters, digits, '_' or '-', starting with a letter or digit, not {name[:80]!r}"
+
+
+@dataclass(frozen=True)
+class DataFolder:
+    """Where the service keeps what it stores (see the module's docstring)."""
+
+    root: Path
+
+    @property
+    def database(self) -> Path:
+        return self.root / "service.sqlite"
+
+    def archive(self, sha256: str, kind: str) -> Path:
+        return self.root / "archives" / f"{sha256}.{kind}"
+
+    def bot(self, sha256: str) -> Path:
+        return self.root / "bots" / sha256
+
+    def check_logs(self, version_id: int) -> Path:
+        return self.root / "checks" / str(version_id)
+
+    @property
+    def ladder(self) -> Path:
+        return self.root / "ladder"
+
+    @property
+    def tournaments(self) -> Path:
+        return self.root / "tournaments"
+
+    def hidden(self) -> list[Path]:
+        """What no bot may be shown in the sandbox: everything but the bots' own folders."""
+        database = self.database
+        return [database, database.with_name(database.name + "-wal"), database.with_name(database.name + "-shm"),
+                self.root / "archives", self.root / "checks", self.ladder, self.tournaments]
+
+
+class Registry:
+    """Submissions and their checks, over the service store."""
+
+    def __init__(self, store: ServiceStore, config: ServiceConfig, *, isolation: Isolation,
+                 frozen_until: Callable[[], str | None] = lambda: None) -> None:
+        self.store = store
+        self.config = config
+        self.folder = DataFolder(config.data)
+        self.isolation = isolation
+        self.frozen_until = frozen_until
+        """When submissions reopen because a scheduled tournament is about to fire, or None."""
+        for sub in ("archives", "bots", "checks"):
+            (config.data / sub).mkdir(parents=True, exist_ok=True)
+
+    def is_frozen(self) -> str | None:
+        """Why submissions are refused now, or None."""
+        if self.store.setting(FROZEN) == "1":
+            return "submissions are frozen by the organisers"
+        if (until := self.frozen_until()) is not None:
+            return f"submissions are frozen until a scheduled tournament has started ({until})"
+        return None
+
+    def submit(self, author: Author, bot: str, data: bytes) -> VersionRecord:
+        """Store a new version of `bot` from its archive, `pending` until checked.
+
+        Raises:
+            BadRequestError: a bot name the service does not accept.
+            NotYourBotError: the bot belongs to another author.
+            SubmissionsFrozenError: submissions are frozen.
+            ArchiveError: the archive or its manifest is refused; nothing is left in the store.
+        """
+        if (problem := bot_name_problem(bot)) is not None:
+            raise BadRequestError(problem)
+        existing = self.store.bot(bot)
+        if existing is not None and existing.author != author.name:
+            raise NotYourBotError(f"bot {bot!r} belongs to another author")
+        if existing is not None and existing.disqualified is not None:
+            raise NotYourBotError(f"bot {bot!r} is disqualified: {existing.disqualified}")
+        if (frozen := self.is_frozen()) is not None:
+            raise SubmissionsFrozenError(frozen)
+        kind = archive_kind(data)
+        sha256 = hashlib.sha256(data).hexdigest()
+        folder = self.folder.bot(sha256)
+        if folder.is_dir():
+            manifest = read_manifest(folder)
+        else:
+            manifest = self._unpack(data, folder)
+        self._verify_command(manifest, folder)
+        archive = self.folder.archive(sha256, kind)
+        if not archive.exists():
+            write_atomically(archive, data)
+        return self.store.add_version(bot, author.name, sha256=sha256, kind=kind, size=len(data),
+                                      command=manifest.command, language=manifest.language,
+                                      description=manifest.description)
+
+    def _unpack(self, data: bytes, folder: Path) -> Manifest:
+        staging = folder.with_name(f".staging-{secrets.token_hex(8)}")
+        try:
+            manifest = unpack_archive(data, staging, limits=self.config.uploads)
+            if folder.exists():  # the same archive, unpacked by a submission at the same time
+                shutil.rmtree(staging)
+            else:
+                os.replace(staging, folder)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return manifest
+
+    def _verify_command(self, manifest: Manifest, folder: Path) -> None:
+        # The command's words decide what the sandbox shows the bot: nothing outside its folder
+        # that lies in the data folder (other bots, the store), and no way up out of it.
+        for word in shlex.split(manifest.command):
+            path = Path(word)
+            if ".." in path.parts:
+                raise ArchiveError(f"bot.yaml: command: {word!r} leaves the bot's folder ('..')")
+            if path.is_absolute() and (self.config.data == path or self.config.data in path.parents):
+                raise ArchiveError(f"bot.yaml: command: {word!r} names the service's own files")
+        program = shlex.split(manifest.command)[0]
+        if "/" in program and not (folder / program).is_file():
+            raise ArchiveError(f"bot.yaml: command: the program {program!r} is not a file in the archive")
+
+    def spec(self, version: VersionRecord) -> BotSpec:
+        """How the arena starts this version: its command, from its unpacked folder, fenced in."""
+        folder = self.folder.bot(version.sha256)
+        command = with_our_python(shlex.split(version.command))
+        if "/" in command[0] and not os.path.isabs(command[0]):
+            command = (str(folder / command[0]), *command[1:])
+        limits = self.config.limits
+        return BotSpec(name=version.label, command=command, cwd=str(folder), limit=limits.time,
+                       process=limits.process, isolation=self.isolation)
+
+    async def check(self, version: VersionRecord) -> bool:
+        """Run check-bot on a version in the sandbox and store its report and stderr; True if accepted."""
+        lines: list[str] = []
+
+        def report(item: Check | str) -> None:
+            lines.append(item.line() if isinstance(item, Check) else f"-- {item}")
+
+        logs = self.folder.check_logs(version.id)
+        shutil.rmtree(logs, ignore_errors=True)  # a check interrupted by a restart starts afresh
+        logs.mkdir(parents=True)
+        try:
+            passed = await check_bot(self.spec(version), report=report, log_dir=logs, hidden=self.folder.hidden())
+        except ArenaError as error:  # the sandbox refused the bot's command, for one
+            lines.append(f"FAIL  start: {error}")
+            passed = False
+        lines.append("conforms" if passed else "does NOT conform")
+        stderr = _tail(logs / f"{version.label}.stderr.log")
+        self.store.finish_check(version.id, accepted=passed, report="\n".join(lines), stderr=stderr)
+        return passed
+
+
+def _tail(path: Path) -> str:
+    try:
+        with open(path, "rb") as log:
+            log.seek(max(0, path.stat().st_size - _STDERR_BYTES))
+            return log.read().decode("utf-8", "replace")
+    except OSError:
+        return ""

@@ -1,0 +1,89 @@
+"""`seka-arena serve`: one trio process, one nursery: the web server, the checks, the ladder and the schedules.
+
+Theory of operation: `serve` opens the service store and runs every part as a child of one
+nursery: Hypercorn's trio worker serving the Starlette app, the check queue (each `pending`
+version through check-bot in the sandbox, one at a time, those left pending by a stopped service
+first), the ladder and the cron scheduler. SIGTERM (or Ctrl-C) asks Hypercorn to finish the
+requests in flight, then cancels the rest: sessions in flight are abandoned, their bots stopped,
+and, as everything is committed as it happens, the next `serve` resumes them.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import trio
+from hypercorn.config import Config as HypercornConfig
+from hypercorn.trio import serve as hypercorn_serve
+
+from ..engine import ArenaError
+from ._app import build_app
+from ._config import ServiceConfig
+from ._cron import Scheduler
+from ._ladder import Ladder
+from ._service import Service, open_service
+
+
+def parse_bind(text: str) -> tuple[str, int]:
+    """`HOST:PORT` checked (`[::1]:8080` for IPv6).
+
+    >>> parse_bind("127.0.0.1:8080"), parse_bind("[::1]:0")
+    (('127.0.0.1', 8080), ('::1', 0))
+    """
+    host, colon, port = text.rpartition(":")
+    if not colon or not host or not port.isdigit() or int(port) > 65535:
+        raise ArenaError(f"--bind must be HOST:PORT such as 127.0.0.1:8080, not {text!r}")
+    return host.strip("[]"), int(port)
+
+
+async def serve(config: ServiceConfig, *, bind: str = "127.0.0.1:8080", clock: Callable[[], float] = time.time,
+                announce: Callable[[str], None] = lambda line: print(line, flush=True)) -> None:
+    """Run the service until SIGTERM or SIGINT, then stop cleanly (everything in flight resumes next time)."""
+    host, port = parse_bind(bind)
+    service = open_service(config, clock=clock)
+    try:
+        if service.isolation_warning is not None:
+            announce(f"warning: {service.isolation_warning}")
+        web = HypercornConfig()
+        web.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+        web.accesslog = None
+        web.graceful_timeout = 3.0
+        stop = trio.Event()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_stop_on_signals, stop)
+            nursery.start_soon(service.run_checks)
+            for task in background_tasks(service):
+                nursery.start_soon(task)
+
+            async def web_server(task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
+                await hypercorn_serve(build_app(service), web, shutdown_trigger=stop.wait,  # type: ignore[arg-type]
+                                      task_status=task_status)
+                nursery.cancel_scope.cancel()  # the web server has finished its requests: stop the rest
+
+            urls = await nursery.start(web_server)
+            announce(f"seka-arena serve: listening on {' '.join(urls)} (data in {config.data}); "
+                     "SIGTERM or Ctrl-C stops it")
+    finally:
+        service.store.close()
+
+
+def background_tasks(service: Service) -> list[Callable[[], Any]]:
+    """The ladder (unless the configuration turns it off) and the cron scheduler."""
+    tasks: list[Callable[[], Any]] = []
+    if service.config.ladder.enabled:
+        tasks.append(Ladder(service).run)
+    scheduler = Scheduler(service)
+    service.freeze_checks.append(scheduler.frozen_until)
+    tasks.append(scheduler.run)
+    return tasks
+
+
+async def _stop_on_signals(stop: trio.Event) -> None:
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for number in signals:
+            print(f"seka-arena serve: {signal.Signals(number).name}: stopping", file=sys.stderr, flush=True)
+            stop.set()

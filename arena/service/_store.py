@@ -1,0 +1,513 @@
+"""The service's own SQLite file: authors and tokens, bots and versions, the ladder's sessions, schedules.
+
+Theory of operation: as the tournament store (`arena.storage.Store`), the file is opened in WAL
+mode with `synchronous=FULL` and every change is one `BEGIN IMMEDIATE ... COMMIT` transaction, so
+a process killed at any instant leaves it at the last commit, and a restart resumes from there: a
+version still `pending` is checked again, a ladder session still `planned` or `running` is played
+again from its start (its deals come from its seed), and a scheduled run still `running` is resumed
+by the tournament runner from its own results file. A cron schedule's next firing is claimed in the
+same transaction that records the run, so it fires once and only once, also across a restart.
+
+Tokens are stored as their SHA-256: they are 256 random bits, so a plain hash is as good as a slow
+one, and a copy of the file gives nobody a working token.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..engine import Amount, ArenaError, format_amount, parse_amount
+from ..storage import DiskFullError, Migration, StorageError, apply_migrations
+
+_TOKEN_BYTES = 32
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("0001_service", (
+        """CREATE TABLE authors (
+            name TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE tokens (
+            hash TEXT PRIMARY KEY,                  -- SHA-256 hex of the token
+            author TEXT NOT NULL REFERENCES authors (name),
+            organiser INTEGER NOT NULL CHECK (organiser IN (0, 1)),
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE bots (
+            name TEXT PRIMARY KEY,
+            author TEXT NOT NULL REFERENCES authors (name),
+            disqualified TEXT,                      -- why, when an organiser disqualified it
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE versions (
+            id INTEGER PRIMARY KEY,
+            bot TEXT NOT NULL REFERENCES bots (name),
+            number INTEGER NOT NULL,                -- 1, 2, ... per bot
+            sha256 TEXT NOT NULL,                   -- of the archive, which names its folder in the store
+            kind TEXT NOT NULL,                     -- tar.gz or zip
+            size INTEGER NOT NULL,
+            command TEXT NOT NULL,
+            language TEXT,
+            description TEXT,
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'accepted', 'refused')),
+            report TEXT,                            -- check-bot's lines
+            stderr TEXT,                            -- the end of the bot's stderr during the check
+            created_at TEXT NOT NULL,
+            checked_at TEXT,
+            UNIQUE (bot, number)
+        )""",
+        """CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
+        """CREATE TABLE ladder_sessions (
+            id TEXT PRIMARY KEY,                    -- L000001-1: block, then mirror
+            block INTEGER NOT NULL,
+            mirror INTEGER NOT NULL,
+            reason TEXT NOT NULL,                   -- placement, adaptive or random
+            seating TEXT NOT NULL,                  -- JSON list of version ids, seat 0 first
+            seed TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'planned' CHECK (status IN ('planned', 'running', 'finished')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            balances TEXT,                          -- JSON list of exact amounts, by seat
+            faults TEXT,                            -- JSON list of fault counts, by seat
+            history_path TEXT,
+            created_at TEXT NOT NULL,
+            finished_at TEXT,
+            CHECK ((status = 'finished') = (balances IS NOT NULL))
+        )""",
+        "CREATE INDEX ladder_by_status ON ladder_sessions (status, block, mirror)",
+        """CREATE TABLE schedules (
+            name TEXT PRIMARY KEY,
+            cron TEXT NOT NULL,
+            settings TEXT NOT NULL,                 -- JSON: top, table_size, sessions_per_table, freeze_minutes
+            last_due TEXT NOT NULL,                 -- the last firing claimed (or when the schedule was made)
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE scheduled_runs (
+            id INTEGER PRIMARY KEY,
+            schedule TEXT NOT NULL REFERENCES schedules (name),
+            due_at TEXT NOT NULL,
+            name TEXT NOT NULL UNIQUE,              -- the tournament's name: schedule-YYYYMMDDTHHMM
+            definition TEXT,                        -- the tournament YAML, written when it starts
+            status TEXT NOT NULL DEFAULT 'due' CHECK (status IN ('due', 'running', 'finished', 'failed')),
+            message TEXT,
+            started_at TEXT,
+            finished_at TEXT,
+            UNIQUE (schedule, due_at)
+        )""",
+    )),
+)
+"""The service's schema, oldest first (never edit one that shipped: add another)."""
+
+
+class VersionStatus(enum.Enum):
+    """Where a submitted version stands."""
+
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    REFUSED = "refused"
+
+
+class NotYourBotError(ArenaError):
+    """An author acting on a bot another author owns (HTTP 403)."""
+
+
+@dataclass(frozen=True)
+class Author:
+    """Who a token belongs to."""
+
+    name: str
+    organiser: bool
+
+
+@dataclass(frozen=True)
+class BotRecord:
+    name: str
+    author: str
+    disqualified: str | None
+    created_at: str
+
+
+@dataclass(frozen=True)
+class VersionRecord:
+    """One submitted version of a bot."""
+
+    id: int
+    bot: str
+    number: int
+    sha256: str
+    kind: str
+    size: int
+    command: str
+    language: str | None
+    description: str | None
+    status: VersionStatus
+    report: str | None
+    stderr: str | None
+    created_at: str
+    checked_at: str | None
+
+    @property
+    def label(self) -> str:
+        """The name it plays under: `bot.vN` (service bot names hold no dot, so this is unique)."""
+        return f"{self.bot}.v{self.number}"
+
+
+@dataclass(frozen=True)
+class LadderSession:
+    id: str
+    block: int
+    mirror: int
+    reason: str
+    seating: tuple[int, ...]
+    """Version ids, seat 0 first."""
+    seed: str
+    status: str
+    attempts: int
+    balances: tuple[Amount, ...] | None
+    faults: tuple[int, ...] | None
+    history_path: str | None
+    created_at: str
+    finished_at: str | None
+
+
+@dataclass(frozen=True)
+class ScheduleRecord:
+    name: str
+    cron: str
+    settings: Mapping[str, Any]
+    last_due: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: int
+    schedule: str
+    due_at: str
+    name: str
+    definition: str | None
+    status: str
+    message: str | None
+    started_at: str | None
+    finished_at: str | None
+
+
+def iso(seconds: float) -> str:
+    """ISO 8601 UTC text of a clock reading, as the store keeps times."""
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")
+
+
+def from_iso(text: str) -> float:
+    """The clock reading of a time the store kept."""
+    return datetime.fromisoformat(text).timestamp()
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class ServiceStore:
+    """The service's SQLite file; methods may be called from any one thread at a time (a lock)."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path, clock: Callable[[], float]) -> None:
+        self._connection = connection
+        self._lock = threading.RLock()
+        self.clock = clock
+        """Seconds since the epoch (injectable, for the scheduler's tests)."""
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path, *, clock: Callable[[], float] = time.time) -> ServiceStore:
+        """Open (creating it and its folder if needed) and bring the schema up to date.
+
+        Raises:
+            StorageError: not a service file, written by a newer version, or cannot use WAL.
+        """
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
+            connection.execute("PRAGMA busy_timeout = 30000")
+            mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StorageError(f"service file {path} cannot use write-ahead logging (journal mode {mode})")
+            connection.execute("PRAGMA synchronous = FULL")
+            connection.execute("PRAGMA foreign_keys = ON")
+            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables and "authors" not in tables:
+                raise StorageError(f"{path} is an SQLite file, but not a seka-arena service store")
+            apply_migrations(connection, MIGRATIONS, now=lambda: iso(clock()))
+        except sqlite3.Error as error:
+            raise StorageError(f"cannot use service file {path}: {error}") from error
+        return cls(connection, path, clock)
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()
+
+    @contextmanager
+    def _write(self, doing: str) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            connection = self._connection
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+                connection.execute("COMMIT")
+            except BaseException as error:
+                try:
+                    connection.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+                if isinstance(error, sqlite3.Error):
+                    if "full" in str(error).lower():
+                        raise DiskFullError(self.path.parent, doing) from error
+                    raise StorageError(f"cannot write {self.path} ({doing}): {error}") from error
+                raise
+
+    def _read(self, sql: str, parameters: Sequence[object] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            cursor = self._connection.cursor()
+            cursor.row_factory = sqlite3.Row
+            return list(cursor.execute(sql, parameters))
+
+    def now(self) -> str:
+        return iso(self.clock())
+
+    # --- tokens --------------------------------------------------------------------------------
+
+    def create_token(self, author: str, *, organiser: bool = False) -> str:
+        """A new token for `author` (created if new); only its hash is stored."""
+        token = secrets.token_urlsafe(_TOKEN_BYTES)
+        with self._write("creating a token") as connection:
+            connection.execute("INSERT OR IGNORE INTO authors (name, created_at) VALUES (?, ?)", (author, self.now()))
+            connection.execute("INSERT INTO tokens (hash, author, organiser, created_at) VALUES (?, ?, ?, ?)",
+                               (hash_token(token), author, int(organiser), self.now()))
+        return token
+
+    def author(self, token: str) -> Author | None:
+        """Who holds `token`, or None for a token the service never gave."""
+        rows = self._read("SELECT author, organiser FROM tokens WHERE hash = ?", (hash_token(token),))
+        return Author(rows[0]["author"], bool(rows[0]["organiser"])) if rows else None
+
+    # --- bots and versions ---------------------------------------------------------------------
+
+    def add_version(self, bot: str, author: str, *, sha256: str, kind: str, size: int, command: str,
+                    language: str | None, description: str | None) -> VersionRecord:
+        """Record a new `pending` version, creating the bot (owned by `author`) on its first one.
+
+        Raises:
+            NotYourBotError: the bot belongs to another author.
+        """
+        with self._write(f"adding a version of {bot}") as connection:
+            owner = connection.execute("SELECT author FROM bots WHERE name = ?", (bot,)).fetchone()
+            connection.execute("INSERT OR IGNORE INTO authors (name, created_at) VALUES (?, ?)", (author, self.now()))
+            if owner is None:
+                connection.execute("INSERT INTO bots (name, author, created_at) VALUES (?, ?, ?)",
+                                   (bot, author, self.now()))
+            elif owner[0] != author:
+                raise NotYourBotError(f"bot {bot!r} belongs to another author")
+            number = connection.execute("SELECT coalesce(max(number), 0) + 1 FROM versions WHERE bot = ?",
+                                        (bot,)).fetchone()[0]
+            cursor = connection.execute(
+                "INSERT INTO versions (bot, number, sha256, kind, size, command, language, description, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (bot, number, sha256, kind, size, command, language, description, self.now()))
+            version_id = cursor.lastrowid
+        assert version_id is not None
+        return self.version_by_id(version_id)
+
+    def finish_check(self, version_id: int, *, accepted: bool, report: str, stderr: str) -> None:
+        """Store a version's check report and its verdict."""
+        with self._write(f"recording the check of version {version_id}") as connection:
+            connection.execute("UPDATE versions SET status = ?, report = ?, stderr = ?, checked_at = ? WHERE id = ?",
+                               ("accepted" if accepted else "refused", report, stderr, self.now(), version_id))
+
+    def version_by_id(self, version_id: int) -> VersionRecord:
+        rows = self._read("SELECT * FROM versions WHERE id = ?", (version_id,))
+        if not rows:
+            raise StorageError(f"no version {version_id}")
+        return _version(rows[0])
+
+    def version(self, bot: str, which: str) -> VersionRecord | None:
+        """Version `which` (its number, or `latest`) of a bot, or None."""
+        if which == "latest":
+            rows = self._read("SELECT * FROM versions WHERE bot = ? ORDER BY number DESC LIMIT 1", (bot,))
+        elif which.isdigit():
+            rows = self._read("SELECT * FROM versions WHERE bot = ? AND number = ?", (bot, int(which)))
+        else:
+            return None
+        return _version(rows[0]) if rows else None
+
+    def versions(self, bot: str | None = None, *, status: VersionStatus | None = None) -> list[VersionRecord]:
+        """Versions, oldest first (of one bot, in one status)."""
+        rows = self._read("SELECT * FROM versions WHERE (? IS NULL OR bot = ?) AND (? IS NULL OR status = ?) "
+                          "ORDER BY id", (bot, bot, status and status.value, status and status.value))
+        return [_version(row) for row in rows]
+
+    def bot(self, name: str) -> BotRecord | None:
+        rows = self._read("SELECT * FROM bots WHERE name = ?", (name,))
+        return BotRecord(**dict(rows[0])) if rows else None
+
+    def bots(self, author: str | None = None) -> list[BotRecord]:
+        rows = self._read("SELECT * FROM bots WHERE (? IS NULL OR author = ?) ORDER BY name", (author, author))
+        return [BotRecord(**dict(row)) for row in rows]
+
+    def current_versions(self) -> list[VersionRecord]:
+        """The latest accepted version of every bot not disqualified: who plays now, by bot name."""
+        rows = self._read("""SELECT v.* FROM versions v JOIN bots b ON b.name = v.bot
+                             WHERE v.status = 'accepted' AND b.disqualified IS NULL AND v.number = (
+                                 SELECT max(number) FROM versions WHERE bot = v.bot AND status = 'accepted')
+                             ORDER BY v.bot""")
+        return [_version(row) for row in rows]
+
+    def disqualify(self, bot: str, reason: str) -> None:
+        """Take a bot out of the ladder and of future tournaments; its results stay."""
+        with self._write(f"disqualifying {bot}") as connection:
+            if connection.execute("UPDATE bots SET disqualified = ? WHERE name = ?", (reason, bot)).rowcount == 0:
+                raise StorageError(f"no bot {bot!r}")
+
+    # --- settings ------------------------------------------------------------------------------
+
+    def setting(self, key: str) -> str | None:
+        rows = self._read("SELECT value FROM settings WHERE key = ?", (key,))
+        return str(rows[0]["value"]) if rows else None
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self._write(f"setting {key}") as connection:
+            connection.execute("INSERT INTO settings (key, value) VALUES (?, ?) "
+                               "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
+
+    def secret(self, key: str) -> str:
+        """A random secret stored under `key` on first use (the ladder's deals derive from one)."""
+        with self._write(f"drawing {key}") as connection:
+            connection.execute("INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)",
+                               (key, secrets.token_hex(16)))
+            return str(connection.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()[0])
+
+    # --- the ladder ----------------------------------------------------------------------------
+
+    def plan_block(self, seatings: Sequence[Sequence[int]], *, seed: Callable[[int], str],
+                   reason: str) -> list[LadderSession]:
+        """Store a duplicate block (its mirrors, in order) as planned; return its sessions.
+
+        Args:
+            seed: the deal seed of the block, from its number.
+        """
+        with self._write("planning a ladder block") as connection:
+            block = connection.execute("SELECT coalesce(max(block), 0) + 1 FROM ladder_sessions").fetchone()[0]
+            seed_text = seed(block)
+            for mirror, seating in enumerate(seatings, start=1):
+                connection.execute(
+                    "INSERT INTO ladder_sessions (id, block, mirror, reason, seating, seed, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (f"L{block:06d}-{mirror}", block, mirror, reason, json.dumps(list(seating)), seed_text,
+                     self.now()))
+        return [session for session in self.ladder_sessions(block=block)]
+
+    def ladder_sessions(self, *, block: int | None = None, unfinished: bool = False,
+                        version: int | None = None) -> list[LadderSession]:
+        """Ladder sessions in play order (of one block, the unfinished ones, or a version's)."""
+        rows = self._read("SELECT * FROM ladder_sessions WHERE (? IS NULL OR block = ?) AND (? = 0 OR status != "
+                          "'finished') ORDER BY block, mirror", (block, block, int(unfinished)))
+        found = [_ladder(row) for row in rows]
+        return [session for session in found if version is None or version in session.seating]
+
+    def ladder_session(self, session_id: str) -> LadderSession | None:
+        rows = self._read("SELECT * FROM ladder_sessions WHERE id = ?", (session_id,))
+        return _ladder(rows[0]) if rows else None
+
+    def mark_ladder_running(self, session_id: str) -> None:
+        with self._write(f"starting {session_id}") as connection:
+            connection.execute("UPDATE ladder_sessions SET status = 'running', attempts = attempts + 1 WHERE id = ?",
+                               (session_id,))
+
+    def record_ladder_result(self, session_id: str, balances: Sequence[Amount], faults: Sequence[int],
+                             history_path: str) -> None:
+        if sum(balances) != 0:
+            raise StorageError(f"ladder session {session_id}: balances must sum to zero")
+        with self._write(f"recording {session_id}") as connection:
+            connection.execute(
+                "UPDATE ladder_sessions SET status = 'finished', balances = ?, faults = ?, history_path = ?, "
+                "finished_at = ? WHERE id = ? AND status != 'finished'",
+                (json.dumps([format_amount(amount) for amount in balances]), json.dumps(list(faults)), history_path,
+                 self.now(), session_id))
+
+    # --- schedules -----------------------------------------------------------------------------
+
+    def ensure_schedule(self, name: str, cron: str, settings: Mapping[str, Any]) -> ScheduleRecord:
+        """Add a schedule (its first firing is the first after now), or update an existing one's
+        expression and settings, keeping what it already fired."""
+        with self._write(f"storing schedule {name}") as connection:
+            connection.execute(
+                "INSERT INTO schedules (name, cron, settings, last_due, created_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET cron = excluded.cron, settings = excluded.settings",
+                (name, cron, json.dumps(dict(settings), sort_keys=True), self.now(), self.now()))
+        found = [schedule for schedule in self.schedules() if schedule.name == name]
+        return found[0]
+
+    def schedules(self) -> list[ScheduleRecord]:
+        return [ScheduleRecord(row["name"], row["cron"], json.loads(row["settings"]), row["last_due"],
+                               row["created_at"]) for row in self._read("SELECT * FROM schedules ORDER BY name")]
+
+    def claim_firing(self, schedule: str, due_at: str, *, name: str) -> RunRecord | None:
+        """Record the firing of `schedule` due at `due_at`, once: None if it was already claimed, or
+        an earlier firing than the last one claimed."""
+        with self._write(f"firing {schedule}") as connection:
+            last = connection.execute("SELECT last_due FROM schedules WHERE name = ?", (schedule,)).fetchone()
+            if last is None or from_iso(last[0]) >= from_iso(due_at):
+                return None
+            connection.execute("UPDATE schedules SET last_due = ? WHERE name = ?", (due_at, schedule))
+            cursor = connection.execute(
+                "INSERT OR IGNORE INTO scheduled_runs (schedule, due_at, name) VALUES (?, ?, ?)",
+                (schedule, due_at, name))
+            if cursor.rowcount == 0:
+                return None
+            run_id = cursor.lastrowid
+        assert run_id is not None
+        return self.run(run_id)
+
+    def start_run(self, run_id: int, definition: str) -> None:
+        with self._write(f"starting run {run_id}") as connection:
+            connection.execute("UPDATE scheduled_runs SET status = 'running', definition = ?, started_at = ? "
+                               "WHERE id = ?", (definition, self.now(), run_id))
+
+    def finish_run(self, run_id: int, *, status: str, message: str | None = None) -> None:
+        with self._write(f"finishing run {run_id}") as connection:
+            connection.execute("UPDATE scheduled_runs SET status = ?, message = ?, finished_at = ? WHERE id = ?",
+                               (status, message, self.now(), run_id))
+
+    def run(self, run_id: int) -> RunRecord:
+        rows = self._read("SELECT * FROM scheduled_runs WHERE id = ?", (run_id,))
+        if not rows:
+            raise StorageError(f"no scheduled run {run_id}")
+        return RunRecord(**dict(rows[0]))
+
+    def runs(self) -> list[RunRecord]:
+        """Every scheduled run, newest first."""
+        return [RunRecord(**dict(row)) for row in self._read("SELECT * FROM scheduled_runs ORDER BY due_at DESC, id")]
+
+
+def _version(row: sqlite3.Row) -> VersionRecord:
+    values = dict(row)
+    values["status"] = VersionStatus(values["status"])
+    return VersionRecord(**values)
+
+
+def _ladder(row: sqlite3.Row) -> LadderSession:
+    balances, faults = row["balances"], row["faults"]
+    return LadderSession(
+        id=row["id"], block=row["block"], mirror=row["mirror"], reason=row["reason"],
+        seating=tuple(json.loads(row["seating"])), seed=row["seed"], status=row["status"], attempts=row["attempts"],
+        balances=None if balances is None else tuple(parse_amount(text) for text in json.loads(balances)),
+        faults=None if faults is None else tuple(json.loads(faults)),
+        history_path=row["history_path"], created_at=row["created_at"], finished_at=row["finished_at"])

@@ -1,0 +1,93 @@
+"""A real `seka-arena serve` process on 127.0.0.1 for the service's tests."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+SEKA_ARENA = Path(sys.executable).parent / "seka-arena"
+_LISTENING = re.compile(r"listening on (http://\S+)")
+
+
+class Server:
+    """A serve process: its URL, and what it printed."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.process = process
+        self.lines: list[str] = []
+        self.url = ""
+        self._found = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line)
+            if (match := _LISTENING.search(line)) is not None and not self.url:
+                self.url = match.group(1)
+                self._found.set()
+        self._found.set()
+
+    def wait_listening(self, timeout: float = 60.0) -> str:
+        if not self._found.wait(timeout) or not self.url:
+            raise AssertionError("the server did not start:\n" + "".join(self.lines))
+        return self.url
+
+    def output(self) -> str:
+        return "".join(self.lines)
+
+
+@contextmanager
+def running(config: Path, *, stop: signal.Signals = signal.SIGTERM) -> Iterator[Server]:
+    """`seka-arena serve CONFIG` on a free port of 127.0.0.1, stopped with `stop` afterwards."""
+    process = subprocess.Popen([str(SEKA_ARENA), "serve", str(config), "--bind", "127.0.0.1:0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = Server(process)
+    try:
+        server.wait_listening()
+        yield server
+    finally:
+        if process.poll() is None:
+            process.send_signal(stop)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def wait_for(what: str, check: Callable[[], Any], *, timeout: float = 120.0, every: float = 0.3) -> Any:
+    """`check()`'s first true value, polled; AssertionError naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what} (last: {value!r})")
+        time.sleep(every)
+
+
+def token(config: Path, author: str, *, organiser: bool = False) -> str:
+    """A new token, from the `token` command."""
+    command = [str(SEKA_ARENA), "token", str(config), "--author", author, *(["--organiser"] if organiser else [])]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def bearer(value: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {value}"}
+
+
+def post_archive(client: httpx.Client, bot: str, data: bytes, token_value: str | None) -> httpx.Response:
+    return client.post(f"/api/bots/{bot}/versions", headers=bearer(token_value) if token_value else {},
+                       files={"archive": (f"{bot}.tar.gz", data, "application/gzip")})

@@ -1,0 +1,212 @@
+"""The service's HTTP API end to end against a real `seka-arena serve` on 127.0.0.1: submissions of
+the sample bots checked by the real check-bot, tokens and permissions, every refused archive, the
+ladder filling, the organiser's actions and the pages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from arena.cli import main
+
+from ._archives import REFUSED, file, sample_archive, sample_bot, tar_gz
+from ._server import Server, bearer, post_archive, running, token, wait_for
+
+CONFIG = """\
+data: data
+table: {pots: 1}
+uploads: {archive_mb: 1, unpacked_mb: 2, files: 32}
+ladder: {placement_blocks: 1, random_share: 0.0}
+tournaments:
+  - {name: nightly, cron: "0 2 * * *"}
+"""
+BROKEN_BOT = b"import sys\nsys.stderr.write('cannot start: no model file\\n')\nsys.exit(3)\n"
+
+
+class Service:
+    def __init__(self, server: Server, config: Path) -> None:
+        self.server = server
+        self.config = config
+        self.client = httpx.Client(base_url=server.url, timeout=60.0)
+        self.organiser = token(config, "org", organiser=True)
+        self.alice = token(config, "alice")
+        self.bob = token(config, "bob")
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    folder = tmp_path_factory.mktemp("service")
+    config = folder / "service.yaml"
+    config.write_text(CONFIG)
+    with running(config) as server:
+        service = Service(server, config)
+        yield service
+        service.client.close()
+    assert server.process.returncode == 0, server.output()  # SIGTERM stops it cleanly
+    assert "SIGTERM: stopping" in server.output()
+
+
+def _signed_in(service: Service, token_value: str) -> httpx.Client:
+    """A browser-like client holding the sign-in cookie."""
+    return httpx.Client(base_url=service.server.url, timeout=60.0, cookies={"seka_token": token_value})
+
+
+def _version(service: Service, bot: str, which: str, who: str) -> dict[str, object]:
+    response = service.client.get(f"/api/bots/{bot}/versions/{which}", headers=bearer(who))
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+def _checked(service: Service, bot: str, who: str) -> dict[str, object]:
+    return dict(wait_for(f"the check of {bot}", lambda: (version := _version(service, bot, "latest", who))["status"]
+                         != "pending" and version))
+
+
+def test_sample_bots_submitted_with_the_cli_are_checked_accepted_and_fill_the_ladder(
+        service: Service, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("threshold", "strong"):
+        folder = tmp_path / name
+        folder.mkdir()
+        for path, data in sample_bot(name).items():
+            (folder / path).write_bytes(data)
+        (folder / "__pycache__").mkdir()
+        (folder / "__pycache__" / "junk.pyc").write_bytes(b"x")
+        status = main(["submit", "--server", service.server.url, "--token", service.alice, "--name", name,
+                       str(folder)])
+        printed = capsys.readouterr().out
+        assert status == 0, printed
+        assert f"{name} v1: accepted" in printed and "PASS  ready" in printed and "conforms" in printed
+    version = _version(service, "strong", "latest", service.alice)
+    assert version["status"] == "accepted" and version["id"] == 1 and "PASS  stop" in str(version["report"])
+    assert "INFO arena.sdk" in str(version["stderr"])  # the bot's own stderr, as the author sees it
+
+    def rated() -> list[dict[str, object]] | None:
+        board = service.client.get("/api/leaderboard").json()
+        return board if len(board) == 2 and all(int(row["sessions"]) >= 2 for row in board) else None
+
+    board = wait_for("the ladder's first blocks", rated)
+    assert {row["name"] for row in board} == {"threshold", "strong"}
+    assert all(set(row) == {"name", "version", "rating", "ci_low", "ci_high", "sessions"} for row in board)
+    assert all(row["ci_low"] <= row["rating"] <= row["ci_high"] for row in board)
+
+    page = service.client.get("/").text
+    assert "strong" in page and "<svg" in page  # the leaderboard with its intervals
+    session = service.client.get("/bots/strong").text.split('href="/sessions/')[1].split('"')[0]
+    replay = service.client.get(f"/sessions/{session}")
+    assert replay.status_code == 200 and "every deal against the session&#39;s seed" in replay.text
+    assert "Pot 1" in replay.text
+
+
+def test_a_broken_bot_is_refused_with_its_report_and_stderr_and_never_plays(service: Service) -> None:
+    data = tar_gz([file("bot.yaml", b"command: python3 bot.py\n"), file("bot.py", BROKEN_BOT)])
+    response = post_archive(service.client, "broken", data, service.bob)
+    assert response.status_code == 201, response.text
+    assert response.headers["location"] == "/api/bots/broken/versions/1"
+    version = _checked(service, "broken", service.bob)
+    assert version["status"] == "refused"
+    assert "FAIL  ready" in str(version["report"]) and "does NOT conform" in str(version["report"])
+    assert "cannot start: no model file" in str(version["stderr"])
+    assert "broken" not in {row["name"] for row in service.client.get("/api/leaderboard").json()}
+    # Its author sees the report on the pages too; others see the status only.
+    with _signed_in(service, service.bob) as bob, _signed_in(service, service.alice) as alice:
+        assert "cannot start: no model file" in bob.get("/bots/broken/versions/1").text
+        other = alice.get("/bots/broken/versions/1").text
+    assert "refused" in other and "cannot start" not in other
+
+
+def test_tokens_and_permissions(service: Service) -> None:
+    data = sample_archive("minimal")
+    assert post_archive(service.client, "perm", data, None).status_code == 401
+    assert post_archive(service.client, "perm", data, "not-a-token").status_code == 401
+    assert post_archive(service.client, "perm", data, service.alice).status_code == 201
+    refused = post_archive(service.client, "perm", data, service.bob)
+    assert refused.status_code == 403 and "another author" in refused.json()["error"]
+    assert service.client.get("/api/bots/perm/versions/latest").status_code == 401
+    assert service.client.get("/api/bots/perm/versions/1", headers=bearer(service.bob)).status_code == 403
+    assert service.client.get("/api/bots/perm/versions/1", headers=bearer(service.organiser)).status_code == 200
+    assert service.client.get("/api/bots/perm/versions/7", headers=bearer(service.alice)).status_code == 404
+    # A second submission is a new version of the same bot.
+    second = post_archive(service.client, "perm", data, service.alice)
+    assert second.status_code == 201 and second.json()["id"] == 2
+    # Organiser actions need an organiser's token.
+    assert service.client.post("/api/bots/perm/disqualify", headers=bearer(service.alice)).status_code == 403
+    assert service.client.post("/api/freeze", json={"frozen": True}, headers=bearer(service.bob)).status_code == 403
+    assert service.client.post("/api/schedules", json={"name": "x", "cron": "* * * * *"},
+                               headers=bearer(service.alice)).status_code == 403
+
+
+def test_the_organisers_freeze_disqualify_and_schedule(service: Service) -> None:
+    client, organiser = service.client, service.organiser
+    assert client.post("/api/freeze", json={"frozen": True}, headers=bearer(organiser)).json() == {"frozen": True}
+    frozen = post_archive(client, "late", sample_archive("minimal"), service.bob)
+    assert frozen.status_code == 409 and "frozen" in frozen.json()["error"]
+    client.post("/api/freeze", json={"frozen": False}, headers=bearer(organiser))
+    assert post_archive(client, "late", sample_archive("minimal"), service.bob).status_code == 201
+
+    response = client.post("/api/bots/late/disqualify", json={"reason": "shares code with perm"},
+                           headers=bearer(organiser))
+    assert response.status_code == 200
+    again = post_archive(client, "late", sample_archive("minimal"), service.bob)
+    assert again.status_code == 403 and "disqualified" in again.json()["error"]
+
+    bad = client.post("/api/schedules", json={"name": "weekly", "cron": "0 25 * * *"}, headers=bearer(organiser))
+    assert bad.status_code == 422 and "cron" in bad.json()["error"]
+    made = client.post("/api/schedules", json={"name": "weekly", "cron": "0 18 * * 5", "top": 4},
+                       headers=bearer(organiser))
+    assert made.status_code == 201
+    listed = client.get("/api/tournaments").json()["schedules"]
+    assert {schedule["name"] for schedule in listed} == {"nightly", "weekly"}
+    assert "weekly" in client.get("/tournaments").text
+
+
+@pytest.mark.parametrize("kind", sorted(REFUSED))
+def test_every_refused_archive_gets_422_with_its_reason(service: Service, kind: str) -> None:
+    build, words = REFUSED[kind]
+    response = post_archive(service.client, "hostile", build(), service.bob)
+    assert response.status_code == (413 if kind == "too many bytes" and len(build()) > 1 << 20 else 422)
+    assert words in response.json()["error"]
+
+
+def test_refused_archives_leave_nothing_in_the_store(service: Service) -> None:
+    data = service.config.parent / "data"
+    assert sorted(path.name for path in (data / "bots").iterdir() if path.name.startswith(".")) == []
+    assert service.client.get("/api/bots/hostile/versions/latest", headers=bearer(service.bob)).status_code == 404
+
+
+def test_a_body_over_the_limit_is_refused_with_413(service: Service) -> None:
+    big = tar_gz([file("bot.yaml", b"command: python3 bot.py\n")]) + b"\0" * (2 << 20)
+    response = post_archive(service.client, "huge", big, service.bob)
+    assert response.status_code == 413 and "over the limit of 1048576 bytes" in response.json()["error"]
+    # Refused from its declared length before the body is read: the same with no archive at all.
+    declared = service.client.post("/api/bots/huge/versions", headers={**bearer(service.bob),
+                                   "content-type": "multipart/form-data; boundary=x"}, content=b"x" * (2 << 20))
+    assert declared.status_code == 413
+
+
+def test_bad_requests_get_422(service: Service) -> None:
+    assert post_archive(service.client, "a.b", sample_archive("minimal"), service.bob).status_code == 422
+    no_file = service.client.post("/api/bots/nofile/versions", headers=bearer(service.bob), data={"x": "y"})
+    assert no_file.status_code == 422 and "archive" in no_file.json()["error"]
+
+
+def test_the_pages_an_author_uses(service: Service) -> None:
+    client = service.client
+    assert client.get("/me", follow_redirects=False).status_code == 303
+    assert client.post("/login", data={"token": "wrong"}).status_code == 401
+    signed = client.post("/login", data={"token": service.bob}, follow_redirects=False)
+    assert signed.status_code == 303 and "httponly" in signed.headers["set-cookie"].lower()
+    with _signed_in(service, service.bob) as bob:
+        mine = bob.get("/me").text
+        uploaded = bob.post("/upload", data={"name": "formbot"}, follow_redirects=False,
+                            files={"archive": ("b.tar.gz", sample_archive("minimal"), "application/gzip")})
+        refused = bob.post("/upload", data={"name": "formbot"},
+                           files={"archive": ("b.tar.gz", b"not an archive", "application/gzip")})
+    assert "broken" in mine and "cannot start: no model file" in mine and 'href="/bots/perm"' not in mine
+    assert uploaded.status_code == 303 and uploaded.headers["location"] == "/bots/formbot/versions/1"
+    assert refused.status_code == 422 and "not a tar.gz or zip archive" in refused.text
+    for page in ("/", "/bots", "/bots/strong", "/tournaments", "/upload", "/login"):
+        assert client.get(page).status_code == 200, page
+    assert client.get("/bots/nobody").status_code == 404

@@ -1,0 +1,65 @@
+"""The service's configuration file: the example loads, and mistakes are reported with file:line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.service import load_service_config
+from arena.tournament import TournamentConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_example_configuration_loads() -> None:
+    config = load_service_config(ROOT / "tournaments" / "service.yaml")
+    assert config.data == ROOT / "service-data"
+    assert config.uploads.archive_bytes == 16 << 20 and config.uploads.files == 2000
+    assert [(schedule.name, schedule.cron, schedule.top) for schedule in config.schedules] == [
+        ("nightly", "0 2 * * *", None), ("weekly-top", "0 18 * * 5", 8)]
+    assert config.limits.time.decision_ms == 1000 and config.rules.pots_per_session == 8
+
+
+def test_every_mistake_is_reported_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "service.yaml"
+    path.write_text("""\
+data: data
+uploads:
+  archive_mb: 0
+  files: many
+ladder:
+  random_share: 2
+  tables: 3
+limits: {decision_ms: 0}
+tournaments:
+  - name: nightly
+    cron: "0 25 * * *"
+  - name: nightly
+    cron: "0 2 * * *"
+    table_size: 9
+  - cron: "0 3 * * *"
+""")
+    with pytest.raises(TournamentConfigError) as refused:
+        load_service_config(path)
+    lines = str(refused.value).splitlines()[1:]
+    where = f"  {path}"
+    assert lines == [
+        f"{where}:3: uploads.archive_mb: must be a positive integer, not 0",
+        f"{where}:4: uploads.files: must be a positive integer, not 'many'",
+        f"{where}:6: ladder.random_share: must be a number from 0 to 1, not 2",
+        f"{where}:7: ladder.tables: unknown key; did you mean 'table_size'?",
+        f"{where}:8: limits.decision_ms: must be a positive integer, not 0",
+        f"{where}:11: tournaments[0].cron: must be a five-field cron expression such as '0 2 * * *' "
+        "(minute hour day month weekday), not '0 25 * * *'",
+        f"{where}:12: tournaments[1].name: duplicate name 'nightly' (also on line 10)",
+        f"{where}:14: tournaments[1].table_size: must be an integer from 2 to 6, not 9",
+        f"{where}:15: tournaments[2].name: required: the tournament's name",
+    ]
+
+
+def test_a_missing_data_folder_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "service.yaml"
+    path.write_text("ladder: {enabled: false}\n")
+    with pytest.raises(TournamentConfigError, match=r"service.yaml:1: data: required"):
+        load_service_config(path)

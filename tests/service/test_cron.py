@@ -1,0 +1,95 @@
+"""Scheduled tournaments on an injected clock: a cron firing is claimed once and only once, also
+across a restart, and submissions freeze before it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.service import (
+    Author,
+    LadderConfig,
+    ScheduleConfig,
+    Scheduler,
+    ServiceConfig,
+    fire_now,
+    open_service,
+)
+from arena.service._registry import SubmissionsFrozenError
+from arena.service._store import from_iso
+from arena.transport import Isolation
+
+from ._archives import sample_archive
+
+
+class Clock:
+    def __init__(self, text: str) -> None:
+        self.now = from_iso(text)
+
+    def set(self, text: str) -> None:
+        self.now = from_iso(text)
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _config(tmp_path: Path, **schedule: object) -> ServiceConfig:
+    return ServiceConfig(data=tmp_path / "data", isolation=Isolation.NONE, ladder=LadderConfig(enabled=False),
+                         schedules=(ScheduleConfig("nightly", "0 2 * * *", **schedule),))  # type: ignore[arg-type]
+
+
+def test_a_cron_tournament_fires_once_and_only_once_also_across_a_restart(tmp_path: Path) -> None:
+    clock = Clock("2026-01-01T01:00:00+00:00")
+    service = open_service(_config(tmp_path), clock=clock)
+    scheduler = Scheduler(service)
+    assert scheduler.fire_due() == []
+    clock.set("2026-01-01T01:59:59+00:00")
+    assert scheduler.fire_due() == []
+    clock.set("2026-01-01T02:00:00+00:00")
+    [run] = scheduler.fire_due()
+    assert (run.name, run.due_at, run.status) == ("nightly-20260101T0200", "2026-01-01T02:00:00+00:00", "due")
+    assert scheduler.fire_due() == []
+    clock.set("2026-01-01T02:00:40+00:00")
+    assert fire_now(service.store, "nightly") is None  # that minute is taken: an organiser cannot fire it twice
+    service.store.close()
+
+    restarted = open_service(_config(tmp_path), clock=clock)  # a restart within the same minute
+    scheduler = Scheduler(restarted)
+    assert scheduler.fire_due() == []
+    assert [run.name for run in restarted.store.runs()] == ["nightly-20260101T0200"]
+    clock.set("2026-01-02T02:00:30+00:00")
+    assert [run.name for run in scheduler.fire_due()] == ["nightly-20260102T0200"]
+    # Down over three firings: one run, for the latest.
+    clock.set("2026-01-05T05:00:00+00:00")
+    assert [run.name for run in scheduler.fire_due()] == ["nightly-20260105T0200"]
+    assert scheduler.fire_due() == []
+    assert len(restarted.store.runs()) == 3
+    restarted.store.close()
+
+
+def test_a_schedule_added_later_fires_only_after_it_was_made(tmp_path: Path) -> None:
+    clock = Clock("2026-01-01T03:00:00+00:00")  # after today's 02:00
+    service = open_service(_config(tmp_path), clock=clock)
+    scheduler = Scheduler(service)
+    assert scheduler.fire_due() == []
+    assert scheduler.seconds_to_next() == 30.0  # never sleeps longer than that
+    clock.set("2026-01-02T01:59:50+00:00")
+    assert scheduler.seconds_to_next() == 10.0
+    service.store.close()
+
+
+def test_submissions_freeze_before_a_tournament_fires(tmp_path: Path) -> None:
+    clock = Clock("2026-01-01T01:00:00+00:00")
+    service = open_service(_config(tmp_path, freeze_minutes=30), clock=clock)
+    scheduler = Scheduler(service)
+    service.freeze_checks.append(scheduler.frozen_until)
+    author = Author("alice", organiser=False)
+    assert service.registry.submit(author, "early", sample_archive("minimal")).number == 1
+    clock.set("2026-01-01T01:31:00+00:00")
+    with pytest.raises(SubmissionsFrozenError, match="until a scheduled tournament has started"):
+        service.registry.submit(author, "early", sample_archive("minimal"))
+    clock.set("2026-01-01T02:00:00+00:00")
+    assert len(scheduler.fire_due()) == 1  # fired: open again until 30 minutes before the next
+    assert service.registry.submit(author, "early", sample_archive("minimal")).number == 2
+    service.store.close()
