@@ -9,8 +9,9 @@ run becomes an ordinary tournament: its definition (the latest accepted version 
 of the ladder's best `top`, in a round robin of duplicate blocks, with a secret drawn now) is
 stored with the run before it starts, written to `tournaments/NAME/tournament.yaml`, and played by
 `TournamentRunner`, whose store commits the seed before the first session and reveals it after the
-last. A run left `due` or `running` by a stopped service is resumed from its stored definition, so
-the restarted run plays exactly the sessions that were missing. The clock is the store's
+last; its HTML report (`arena.report`) is then written and published on its page. A run left
+`due` or `running` by a stopped service is resumed from its stored definition, so the restarted
+run plays exactly the sessions that were missing. The clock is the store's
 (injectable), so tests move time by hand.
 """
 
@@ -28,6 +29,7 @@ import yaml
 from croniter import croniter
 
 from ..engine import ArenaError, format_amount
+from ..report import write_report
 from ..tournament import Progress, TournamentRunner, parse_config
 from ._service import Service
 from ._store import RunRecord, ScheduleRecord, ServiceStore, from_iso, iso
@@ -182,6 +184,13 @@ class Scheduler:
 
             complete = await runner.run(on_progress=update)
             runner.write_results()
+            if complete:  # the HTML report (arena.report), published on the tournament's page
+                await trio.to_thread.run_sync(lambda: write_report(self.results(run)))
+        except Exception as error:  # an arena bug or a full disk: the run is marked, the service goes on
+            LOGGER.exception("scheduled tournament %s failed", run.name)
+            self.store.finish_run(run.id, status="failed", message=f"{type(error).__name__}: {error}")
+            self.service.notify()
+            return
         finally:
             runner.close()
         if complete:

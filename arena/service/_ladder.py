@@ -147,6 +147,13 @@ class Ladder:
         self.folder: Path = service.registry.folder.ladder
         self._claimed: set[int] = set()
         self._lock = trio.Lock()
+        self._secret: str | None = None
+
+    def secret(self) -> str:
+        """The ladder's deal secret (drawn and stored on first use; bots never see it)."""
+        if self._secret is None:
+            self._secret = self.service.store.secret(_SECRET)
+        return self._secret
 
     async def run(self) -> None:
         """Play blocks, `concurrency` at a time, until cancelled."""
@@ -168,6 +175,9 @@ class Ladder:
                 for session in block:
                     if session.status != "finished":
                         await self.play(session)
+            except Exception:  # an arena bug or a full disk: logged, the block retried later, the service goes on
+                LOGGER.exception("ladder block %d failed; retrying in %.0f s", block[0].block, _IDLE)
+                await trio.sleep(_IDLE)
             finally:
                 self._claimed.discard(block[0].block)
 
@@ -190,7 +200,7 @@ class Ladder:
         table, reason = choose_table(players, ladder_outcomes(sessions), table_size=self.config.table_size,
                                      blocks_played=played, placement_blocks=self.config.placement_blocks,
                                      random_share=self.config.random_share, rng=self.rng)
-        secret = store.secret(_SECRET)
+        secret = self.secret()
         seatings = [tuple(int(seat) for seat in seating) for seating in mirrors(table)]
         return store.plan_block(seatings, seed=lambda number: block_seed(secret, table, number), reason=reason)
 
@@ -200,7 +210,7 @@ class Ladder:
         await trio.to_thread.run_sync(store.mark_ladder_running, session.id)
         versions = [store.version_by_id(seat) for seat in session.seating]
         specs = [self.service.registry.spec(version) for version in versions]
-        secret = store.secret(_SECRET)
+        secret = self.secret()
         result = await run_session(self.service.config.rules, specs, seed=session.seed, session_id=session.id,
                                    public_id=public_session_id(secret, session.id),
                                    log_dir=self.folder / "logs" / session.id,

@@ -180,8 +180,9 @@ def routes(service: Service) -> list[Route]:
         document = _standings(service, run)
         histories = service.registry.folder.tournaments / run.name / "results" / run.name / "histories"
         sessions = sorted(path.stem for path in histories.glob("*.jsonl")) if histories.is_dir() else []
+        report = histories.parent / "report" / "index.html"
         return render(service, request, "tournament.html", run=run, standings=document, sessions=sessions,
-                      progress=service.progress.get(run.name))
+                      progress=service.progress.get(run.name), report=report.is_file())
 
     async def tournament_events(request: Request) -> Response:
         run = run_named(request.path_params["name"])
@@ -202,6 +203,14 @@ def routes(service: Service) -> list[Route]:
 
         return StreamingResponse(events(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    async def report_file(request: Request) -> Response:
+        run = run_named(request.path_params["name"])
+        base = (service.registry.folder.tournaments / run.name / "results" / run.name / "report").resolve()
+        path = (base / (request.path_params["path"] or "index.html")).resolve()
+        if base not in path.parents or not path.is_file():
+            raise HTTPException(404, f"no such page in the report of {run.name}")
+        return FileResponse(path)
 
     async def replay(request: Request) -> Response:
         session_id = request.path_params["session"]
@@ -240,6 +249,7 @@ def routes(service: Service) -> list[Route]:
         Route("/tournaments", tournaments),
         Route("/tournaments/{name}", tournament),
         Route("/tournaments/{name}/events", tournament_events),
+        Route("/tournaments/{name}/report/{path:path}", report_file),
         Route("/sessions/{session}", replay),
         Route("/static/style.css", stylesheet),
     ]

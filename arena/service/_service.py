@@ -3,6 +3,7 @@ queue, the leaderboard, and an event that wakes live pages."""
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from ._config import ServiceConfig
 from ._registry import Registry
 from ._store import ServiceStore, VersionRecord, VersionStatus
 
+LOGGER = logging.getLogger(__name__)
 _LEADERBOARD_RESAMPLES = 400
 
 
@@ -84,7 +86,10 @@ class Service:
             version = self.store.version_by_id(version_id)
             if version.status is not VersionStatus.PENDING:
                 continue
-            await self.registry.check(version)
+            try:
+                await self.registry.check(version)
+            except Exception:  # not the bot's fault (a full disk): it stays pending, checked again next start
+                LOGGER.exception("checking %s failed", version.label)
             self.notify()
 
     def leaderboard(self) -> list[LeaderRow]:

@@ -4,6 +4,7 @@ ladder filling, the organiser's actions and the pages."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -210,3 +211,40 @@ def test_the_pages_an_author_uses(service: Service) -> None:
     for page in ("/", "/bots", "/bots/strong", "/tournaments", "/upload", "/login"):
         assert client.get(page).status_code == 200, page
     assert client.get("/bots/nobody").status_code == 404
+
+
+def test_the_submission_flow_and_the_leaderboard_in_a_real_browser(service: Service, tmp_path: Path) -> None:
+    if shutil.which("chromedriver") is None or not (shutil.which("chromium") or shutil.which("chromium-browser")):
+        pytest.skip("needs chromium and chromedriver (make test installs them as root)")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.common.by import By
+
+    archive = tmp_path / "browserbot.tar.gz"
+    archive.write_bytes(sample_archive("threshold"))
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(argument)
+    browser = webdriver.Chrome(options=options)
+    try:
+        browser.get(f"{service.server.url}/login")
+        browser.find_element(By.NAME, "token").send_keys(service.alice)
+        browser.find_element(By.TAG_NAME, "form").submit()
+        wait_for("the author's page", lambda: browser.current_url.endswith("/me"))
+        browser.get(f"{service.server.url}/upload")
+        browser.find_element(By.NAME, "name").send_keys("browserbot")
+        browser.find_element(By.NAME, "archive").send_keys(str(archive))
+        browser.find_element(By.CSS_SELECTOR, "form[action='/upload'] button").click()
+        wait_for("the version page", lambda: browser.current_url.endswith("/bots/browserbot/versions/1"))
+
+        def accepted() -> bool:
+            browser.refresh()
+            return "accepted" in browser.find_element(By.TAG_NAME, "main").text
+
+        wait_for("the check in the browser", accepted, every=1.0)
+        assert "PASS  ready" in browser.find_element(By.TAG_NAME, "pre").text  # its author sees the report
+        browser.get(service.server.url + "/")
+        rows = [row.text for row in browser.find_elements(By.CSS_SELECTOR, "main table tr")]
+        assert any("browserbot" in row for row in rows) and any("strong" in row for row in rows)
+        assert browser.find_elements(By.CSS_SELECTOR, "svg.interval")  # the intervals are drawn
+    finally:
+        browser.quit()

@@ -58,6 +58,9 @@ def test_a_killed_server_resumes_its_scheduled_tournament_to_the_same_standings(
         wait_for("the resumed tournament", lambda: _run(client)["status"] == "finished")
         page = client.get(f"/tournaments/{name}").text
         assert "secret revealed" in page and "strong" in page
+        report = client.get(f"/tournaments/{name}/report/index.html")  # arena.report's site, published
+        assert report.status_code == 200 and "strong" in report.text
+        assert client.get(f"/tournaments/{name}/report/../../tournament.sqlite").status_code == 404
     after = _sessions(results / "tournament.sqlite")
     assert all(status == "finished" for _, status, _, _ in after)
     finished_before = {session: balances for session, status, _, balances in before if status == "finished"}
