@@ -136,11 +136,11 @@ class Registry:
         kind = archive_kind(data)
         sha256 = hashlib.sha256(data).hexdigest()
         folder = self.folder.bot(sha256)
-        if folder.is_dir():
+        if folder.is_dir():  # the same archive as an earlier submission: unpacked and checked then
             manifest = read_manifest(folder)
+            self._verify_command(manifest, folder)
         else:
             manifest = self._unpack(data, folder)
-        self._verify_command(manifest, folder)
         archive = self.folder.archive(sha256, kind)
         if not archive.exists():
             write_atomically(archive, data)
@@ -152,6 +152,7 @@ class Registry:
         staging = folder.with_name(f".staging-{secrets.token_hex(8)}")
         try:
             manifest = unpack_archive(data, staging, limits=self.config.uploads)
+            self._verify_command(manifest, staging)
             if folder.exists():  # the same archive, unpacked by a submission at the same time
                 shutil.rmtree(staging)
             else:

@@ -248,3 +248,12 @@ def test_the_submission_flow_and_the_leaderboard_in_a_real_browser(service: Serv
         assert browser.find_elements(By.CSS_SELECTOR, "svg.interval")  # the intervals are drawn
     finally:
         browser.quit()
+
+
+def test_a_command_naming_a_missing_program_is_refused_and_leaves_no_folder(service: Service) -> None:
+    bots = service.config.parent / "data" / "bots"
+    before = sorted(path.name for path in bots.iterdir())
+    data = tar_gz([file("bot.yaml", b"command: ./run.sh --fast\n"), file("bot.py", b"x")])
+    response = post_archive(service.client, "missing", data, service.bob)
+    assert response.status_code == 422 and "'./run.sh' is not a file in the archive" in response.json()["error"]
+    assert sorted(path.name for path in bots.iterdir()) == before
