@@ -67,7 +67,6 @@ from ._hands import seka36_value as seka36_value
 from ._hands import svara32_value as svara32_value
 from ._rules import GEORGIAN as GEORGIAN
 from ._rules import PROFILE_SPECS as PROFILE_SPECS
-from ._rules import PROFILES as PROFILES
 from ._rules import CurrentStake as CurrentStake
 from ._rules import Dark as Dark
 from ._rules import DarkMaxBet as DarkMaxBet

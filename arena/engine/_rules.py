@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -337,9 +338,11 @@ PROFILE_SPECS: dict[str, ProfileSpec] = {
 GEORGIAN = GEORGIAN_SPEC.rules()
 """The normative default: 36 cards, no wild card, sekas above totals, ante 1, stakes 1..10."""
 
-PROFILES: dict[str, Rules] = {name: GEORGIAN if name == GEORGIAN.name else spec.rules()
-                              for name, spec in PROFILE_SPECS.items()}
-"""Every profile by name, with its options at their defaults."""
+@functools.cache
+def _defaults(name: str) -> Rules:
+    """A profile at its default options, built on first use: each profile's hand table costs
+    tens of milliseconds, which every bot process importing the SDK would otherwise pay."""
+    return GEORGIAN if name == GEORGIAN.name else PROFILE_SPECS[name].rules()
 
 
 def profile(name: str, options: Mapping[str, object] | None = None) -> Rules:
@@ -354,7 +357,7 @@ def profile(name: str, options: Mapping[str, object] | None = None) -> Rules:
     except (KeyError, TypeError):
         raise RulesError(f"unknown profile {name!r}; known: {', '.join(sorted(PROFILE_SPECS))}") from None
     if not options:
-        return PROFILES[name]
+        return _defaults(name)
     return spec.rules(options)
 
 

@@ -9,7 +9,6 @@ import pytest
 
 from arena.engine import (
     GEORGIAN,
-    PROFILES,
     Bet,
     DarkBet,
     Dealt,
@@ -33,7 +32,7 @@ from ._profiles import replayed, stacked
 
 
 def test_plain_georgian_is_the_default_and_records_no_options() -> None:
-    assert profile("georgian") is GEORGIAN and PROFILES["georgian"] is GEORGIAN
+    assert profile("georgian") is GEORGIAN
     assert profile("georgian", {"deck": "36", "tie": "svara", "dark": False}) == GEORGIAN
     start = SessionState(GEORGIAN, bots=["a", "b"], seed="s").events[0].to_json()
     assert "options" not in start and "stacks" not in start

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from arena.engine import DECK_36, GEORGIAN, GEORGIAN_EVALUATOR, PROFILES, Rules, RulesError, profile
+from arena.engine import DECK_36, GEORGIAN, GEORGIAN_EVALUATOR, PROFILE_SPECS, Rules, RulesError, profile
 
 
 def test_georgian_profile_has_the_normative_table_settings() -> None:
@@ -24,7 +24,7 @@ def test_georgian_profile_has_the_normative_table_settings() -> None:
 
 
 def test_profiles_are_looked_up_by_name() -> None:
-    assert set(PROFILES) == {"georgian", "classic", "seka36", "svara32", "seka21"} and PROFILES["georgian"] is GEORGIAN
+    assert set(PROFILE_SPECS) == {"georgian", "classic", "seka36", "svara32", "seka21"} and profile("georgian") is GEORGIAN
     assert profile("georgian") is GEORGIAN
     with pytest.raises(RulesError, match="georgian"):
         profile("bulgarian")
