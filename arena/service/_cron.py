@@ -139,7 +139,7 @@ class Scheduler:
             "profile": rules.name,
             "table": {"ante": format_amount(rules.ante), "opening_stake": format_amount(rules.opening_stake),
                       "max_bet": format_amount(rules.max_bet), "max_actions": rules.max_actions,
-                      "pots": rules.pots_per_session},
+                      "pots": rules.pots_per_session, **rules.option_values},
             "table_size": table_size,
             "sessions_per_table": int(schedule.settings.get("sessions_per_table") or 1),
             "duplicate": True,

@@ -3,10 +3,12 @@ across a restart, and submissions freeze before it."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+from arena.engine import profile
 from arena.service import (
     Author,
     LadderConfig,
@@ -18,6 +20,7 @@ from arena.service import (
 )
 from arena.service._registry import SubmissionsFrozenError
 from arena.service._store import from_iso
+from arena.tournament import load_config
 from arena.transport import Isolation
 
 from ._archives import sample_archive
@@ -92,4 +95,26 @@ def test_submissions_freeze_before_a_tournament_fires(tmp_path: Path) -> None:
     clock.set("2026-01-01T02:00:00+00:00")
     assert len(scheduler.fire_due()) == 1  # fired: open again until 30 minutes before the next
     assert service.registry.submit(author, "early", sample_archive("minimal")).number == 2
+    service.store.close()
+
+
+def test_a_scheduled_run_plays_the_service_profile_with_its_options(tmp_path: Path) -> None:
+    # The service's rules (profile, options, table) reach the run's definition, which the
+    # tournament loader reads back as the same rules.
+    rules = profile("georgian", {"deck": 32, "dark": True}).with_table(max_actions=50)
+    config = dataclasses.replace(_config(tmp_path), rules=rules)
+    clock = Clock("2026-01-01T03:30:00+00:00")
+    service = open_service(config, clock=clock)
+    for bot in ("a", "b"):
+        version = service.store.add_version(bot, "author", sha256=bot * 64, kind="tar.gz", size=1,
+                                            command="python3 bot.py", language=None, description=None)
+        service.store.finish_check(version.id, accepted=True, report="ok", stderr="")
+        service.registry.folder.bot(version.sha256).mkdir(parents=True)
+    scheduler = Scheduler(service)
+    clock.set("2026-01-01T03:31:00+00:00")
+    run = fire_now(service.store, "nightly")
+    assert run is not None
+    definition = tmp_path / "cup.yaml"
+    definition.write_text(scheduler.definition(run))
+    assert load_config(definition).rules == rules
     service.store.close()
