@@ -23,6 +23,7 @@ from starlette.routing import Route
 
 from ..engine import ArenaError
 from ..replay import replay_file
+from ..report import ReplayDataError, SessionHistory, session_page, write_session_replay
 from ._api import TOKEN_COOKIE, may_see, read_archive_upload, submit_version, who
 from ._cron import schedules_due_text
 from ._service import Service
@@ -212,26 +213,62 @@ def routes(service: Service) -> list[Route]:
             raise HTTPException(404, f"no such page in the report of {run.name}")
         return FileResponse(path)
 
-    async def replay(request: Request) -> Response:
-        session_id = request.path_params["session"]
-        run_name = request.query_params.get("tournament")
+    def session_source(session_id: str, run_name: str | None) -> tuple[str, Path, Path]:
+        """A finished session's title, history file and the folder its viewer pages are written to."""
         if run_name:
             run = run_named(run_name)
-            folder = service.registry.folder.tournaments / run.name / "results" / run.name / "histories"
-            title = f"{run.name}: session {session_id}"
+            where = service.registry.folder.tournaments / run.name
+            title, histories = f"{run.name}: session {session_id}", where / "results" / run.name / "histories"
         else:
-            folder = service.registry.folder.ladder / "histories"
-            title = f"ladder session {session_id}"
-        path = folder / f"{session_id}.jsonl"
+            where = service.registry.folder.ladder
+            title, histories = f"ladder session {session_id}", where / "histories"
+        path = histories / f"{session_id}.jsonl"
         if "/" in session_id or session_id.startswith(".") or not path.is_file():
             raise HTTPException(404, f"no history of session {session_id!r}")
+        return title, path, where / "replays"
+
+    async def replay(request: Request) -> Response:
+        """The session's account as the rules engine re-checked it, with a link to the replay viewer."""
+        session_id, run_name = request.path_params["session"], request.query_params.get("tournament")
+        title, path, _ = session_source(session_id, run_name)
+        viewer = f"/sessions/{session_id}/viewer" + (f"?tournament={run_name}" if run_name else "")
         try:
             result = await trio.to_thread.run_sync(replay_file, path)
         except ArenaError as error:
-            return render(service, request, "replay.html", title=title, account=[], verdict=f"BROKEN: {error}")
+            return render(service, request, "replay.html", title=title, account=[], verdict=f"BROKEN: {error}",
+                          viewer=viewer)
         verdict = ("every action checked against the rules, every deal against the session's seed" if result.seeded
                    else "checked against the rules; its deals were NOT checked against a seed")
-        return render(service, request, "replay.html", title=title, account=result.account, verdict=verdict)
+        return render(service, request, "replay.html", title=title, account=result.account, verdict=verdict,
+                      viewer=viewer)
+
+    async def replay_viewer(request: Request) -> Response:
+        """The report's replay viewer for the session, written on first request (a finished session's
+        history never changes). No logs go in: they are their author's alone (`/bots/NAME/logs/ID`)."""
+        session_id, run_name = request.path_params["session"], request.query_params.get("tournament")
+        _, path, folder = session_source(session_id, run_name)
+        page = folder / session_page(session_id)
+        if not page.is_file():
+            try:
+                await trio.to_thread.run_sync(write_session_replay, folder, SessionHistory(session_id, path))
+            except (ReplayDataError, ArenaError) as error:
+                raise HTTPException(500, f"the history of session {session_id} cannot be shown: {error}") from None
+        scope = f"tournaments/{run_named(run_name).name}" if run_name else "ladder"
+        return RedirectResponse(f"/{scope}/replays/{session_page(session_id)}", status_code=303)
+
+    def replay_file_of(folder: Path, relative: str) -> Response:
+        base = folder.resolve()
+        path = (base / relative).resolve()
+        if base not in path.parents or not path.is_file():
+            raise HTTPException(404, "no such replay page")
+        return FileResponse(path)
+
+    async def ladder_replay_file(request: Request) -> Response:
+        return replay_file_of(service.registry.folder.ladder / "replays", request.path_params["path"])
+
+    async def tournament_replay_file(request: Request) -> Response:
+        run = run_named(request.path_params["name"])
+        return replay_file_of(service.registry.folder.tournaments / run.name / "replays", request.path_params["path"])
 
     async def stylesheet(request: Request) -> Response:
         return FileResponse(_TEMPLATES / "style.css", media_type="text/css")
@@ -251,5 +288,8 @@ def routes(service: Service) -> list[Route]:
         Route("/tournaments/{name}/events", tournament_events),
         Route("/tournaments/{name}/report/{path:path}", report_file),
         Route("/sessions/{session}", replay),
+        Route("/sessions/{session}/viewer", replay_viewer),
+        Route("/ladder/replays/{path:path}", ladder_replay_file),
+        Route("/tournaments/{name}/replays/{path:path}", tournament_replay_file),
         Route("/static/style.css", stylesheet),
     ]
