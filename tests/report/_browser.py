@@ -6,6 +6,7 @@ whole test module: starting Chromium costs about a second.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -22,13 +23,23 @@ DESKTOP = (1280, 800)
 PHONE = (390, 844)
 
 
-@contextmanager
-def open_chromium() -> Iterator[webdriver.Chrome]:
-    """A fresh headless Chromium with its own profile, quit (and its profile removed) on exit."""
+def require_browser() -> tuple[str, str]:
+    """Chromium's and chromedriver's paths. Missing, the browser tests skip on a developer's machine
+    but fail under CI, where `make test` must have installed them: a skipped browser test is no test."""
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     driver_path = shutil.which("chromedriver")
     if binary is None or driver_path is None:
-        pytest.skip("no chromium or chromedriver on PATH: `make test` installs them (apt, as root)")
+        message = "no chromium or chromedriver on PATH: `make test` installs them (apt, as root)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return binary, driver_path
+
+
+@contextmanager
+def open_chromium() -> Iterator[webdriver.Chrome]:
+    """A fresh headless Chromium with its own profile, quit (and its profile removed) on exit."""
+    binary, driver_path = require_browser()
     with tempfile.TemporaryDirectory(prefix="seka-chromium-") as profile:
         options = webdriver.ChromeOptions()
         options.binary_location = binary

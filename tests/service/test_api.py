@@ -4,7 +4,6 @@ ladder filling, the organiser's actions and the pages."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 
 from arena.cli import main
 
+from ..report._browser import require_browser
 from ._archives import REFUSED, file, sample_archive, sample_bot, tar_gz
 from ._server import Server, bearer, post_archive, running, token, wait_for
 
@@ -219,8 +219,7 @@ def test_the_pages_an_author_uses(service: Service) -> None:
 
 
 def test_the_submission_flow_and_the_leaderboard_in_a_real_browser(service: Service, tmp_path: Path) -> None:
-    if shutil.which("chromedriver") is None or not (shutil.which("chromium") or shutil.which("chromium-browser")):
-        pytest.skip("needs chromium and chromedriver (make test installs them as root)")
+    require_browser()
     webdriver = pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.common.by import By
 
