@@ -50,6 +50,11 @@ def _whole_between(rng: random.Random, low: Amount, high: Amount) -> Amount:
     return rng.randint(least, most) if least <= most else low
 
 
+# Actions without fields are immutable and equal to any other instance: one of each is enough.
+_FOLD, _SHOW, _LOOK, _SUPPORT = Fold(), Show(), Look(), Support()
+_OPEN, _CALL, _MULTIWAY_OPEN = Open(), Call(), MultiwayOpen()
+
+
 class RandomPolicy:
     """Uniformly random among the legal choices: fold, a whole-chip bet in bounds, show; and in the
     other profiles look, a dark bet, support, a raise, open, call and a multiway open."""
@@ -60,34 +65,36 @@ class RandomPolicy:
 
     def act(self, view: TurnView) -> Action:
         legal = view.legal
-        choices: list[Action] = [Fold()]
-        if legal.can_bet:
-            choices.append(Bet(legal.min_bet))
-            top = int(legal.max_bet)
-            if top > legal.min_bet:
-                choices.append(Bet(self._rng.randint(math.ceil(legal.min_bet), top)))
-        if legal.can_show:
-            choices.append(Show())
-        if not legal.can_bet or legal.multiway_amount is not None:  # a max-bet profile's seen turn has no others
-            choices.extend(self._profile_choices(legal))
-        return self._rng.choice(choices)
+        rng = self._rng
+        if not legal.can_bet:
+            return rng.choice(self._profile_choices(legal))
+        low = legal.min_bet
+        choices: list[Action] = [_FOLD, Bet(low)]
+        top = int(legal.max_bet)
+        if top > low:
+            choices.append(Bet(rng.randint(math.ceil(low), top)))
+        if legal.show_amount is not None:
+            choices.append(_SHOW)
+        if legal.multiway_amount is not None:  # a max-bet profile's seen turn has no other choices
+            choices.extend(self._profile_choices(legal)[1:])
+        return rng.choice(choices)
 
     def _profile_choices(self, legal: LegalActions) -> list[Action]:
-        choices: list[Action] = []
+        choices: list[Action] = [_FOLD]
         if legal.can_look:
-            choices.append(Look())
+            choices.append(_LOOK)
         if legal.dark_min is not None and legal.dark_max is not None:
             choices.append(DarkBet(_whole_between(self._rng, legal.dark_min, legal.dark_max)))
         if legal.support_amount is not None:
-            choices.append(Support())
+            choices.append(_SUPPORT)
         if legal.raise_min is not None and legal.raise_max is not None:
             choices.append(Raise(_whole_between(self._rng, legal.raise_min, min(legal.raise_max, legal.raise_min * 3))))
         if legal.open_amount is not None:
-            choices.append(Open())
+            choices.append(_OPEN)
         if legal.call_amount is not None:
-            choices.append(Call())
-        if legal.can_multiway_open:
-            choices.append(MultiwayOpen())
+            choices.append(_CALL)
+        if legal.multiway_amount is not None:
+            choices.append(_MULTIWAY_OPEN)
         return choices
 
     def svara(self, view: SvaraView) -> SvaraAnswer:

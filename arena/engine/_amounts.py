@@ -16,6 +16,8 @@ def exact(value: Amount) -> Amount:
     >>> exact(Fraction(10, 2)), exact(Fraction(15, 2))
     (5, Fraction(15, 2))
     """
+    if type(value) is int:  # the common case, without isinstance's slow check against the numbers ABCs
+        return value
     if isinstance(value, Fraction) and value.denominator == 1:
         return value.numerator
     return value

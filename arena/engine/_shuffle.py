@@ -11,6 +11,7 @@ what duplicate (mirrored) sessions need. The first dealer is drawn from the stre
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import struct
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -50,12 +51,48 @@ def deck_order(seed: str, pot: int, replay: int, deck: Sequence[Card]) -> tuple[
     >>> deck_order("demo", 1, 0, DECK_36) != deck_order("demo", 1, 1, DECK_36)
     True
     """
+    material = f"seka-deal|{seed}|{pot}|{replay}".encode()
+    draws = _draws(len(deck))
+    # Every draw but a rejected one (a 1-in-10^17 event) takes one word: hash the blocks they need at once.
+    stream = hashlib.sha256(material)
+    blocks = []
+    for counter in _COUNTERS[: (len(draws) + 3) // 4]:
+        block = stream.copy()
+        block.update(counter)
+        blocks.append(block.digest())
+    words = _unpacker(len(blocks))(b"".join(blocks))
     cards = list(deck)
-    words = _words(f"seka-deal|{seed}|{pot}|{replay}".encode())
+    for (position, bound, limit), word in zip(draws, words, strict=False):  # the last block may hold spare words
+        if word >= limit:
+            return _streamed_deck_order(material, deck)
+        other = word % bound
+        cards[position], cards[other] = cards[other], cards[position]
+    return tuple(cards)
+
+
+def _streamed_deck_order(material: bytes, deck: Sequence[Card]) -> tuple[Card, ...]:
+    """The derivation word by word, rejections included: `deck_order` without its one-word-a-draw shortcut."""
+    cards = list(deck)
+    words = _words(material)
     for position in range(len(cards) - 1, 0, -1):
         other = _uniform_below(words, position + 1)
         cards[position], cards[other] = cards[other], cards[position]
     return tuple(cards)
+
+
+_COUNTERS = tuple(block.to_bytes(8, "big") for block in range(64))
+"""Block counters for decks of up to 256 cards."""
+
+
+@functools.cache
+def _draws(size: int) -> tuple[tuple[int, int, int], ...]:
+    """Fisher-Yates from the last position down: (position, bound, rejection limit) of each draw."""
+    return tuple((position, position + 1, _WORD - _WORD % (position + 1)) for position in range(size - 1, 0, -1))
+
+
+@functools.cache
+def _unpacker(blocks: int) -> Callable[[bytes], tuple[int, ...]]:
+    return struct.Struct(f">{4 * blocks}Q").unpack
 
 
 def draw_first_dealer(seed: str, seats: int) -> int:

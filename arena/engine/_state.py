@@ -90,6 +90,11 @@ def _verify_fault(fault: object) -> None:
         raise IllegalActionError(f"a fault is a Fault ({', '.join(f.name for f in Fault)}), not {fault!r}")
 
 
+def _divided(amount: Amount, factor: int) -> Amount:
+    """`amount / factor`, exact; Fraction arithmetic only when it is needed (it is slow)."""
+    return amount if factor == 1 else exact(Fraction(amount) / factor)
+
+
 class SessionState:
     """A session in progress. Create it, then feed decisions for `to_act` until FINISHED.
 
@@ -159,6 +164,8 @@ class SessionState:
         self.last_paid: dict[int, Amount] = {}
         """Each seat's last payment in this deal (what a short payment may leave unmatched)."""
         self.actions_in_deal = 0
+        self.deal_actions: list[Acted] = []
+        """This deal's actions so far, in order (what every seat's view shows)."""
         self.to_act: int | None = None
         """The seat whose decision is awaited (betting or a svara offer); None when finished."""
         self.svara: SvaraDeclared | None = None
@@ -197,9 +204,10 @@ class SessionState:
 
     def stacks(self) -> tuple[Amount, ...] | None:
         """Every seat's stack now, or None when the profile plays without stacks."""
-        if self.rules.stack is None:
+        stack = self.rules.stack
+        if stack is None:
             return None
-        return tuple(self.stack_of(seat) for seat in range(self.seats))
+        return tuple([exact(stack + balance) for balance in self.balances])
 
     def legal_actions(self) -> LegalActions:
         """The choices and exact bounds of the betting turn now awaited."""
@@ -267,7 +275,7 @@ class SessionState:
         pay = stack if short else cost
         raise_min = raise_max = None
         if not short:
-            top = exact(min(Fraction(stack) / factor, Fraction(self.stack_of(other)) / other_factor))
+            top = min(_divided(stack, factor), _divided(self.stack_of(other), other_factor))
             low = stake + self.rules.opening_stake
             if low <= top:
                 raise_min, raise_max = exact(low), top
@@ -312,7 +320,7 @@ class SessionState:
         seat = self._take_turn()
         mark = len(self.events)
         self.in_deal.remove(seat)
-        self._emit(Acted(seat, "fold", 0, fault))
+        self._act(Acted(seat, "fold", 0, fault))
         if len(self.in_deal) == 1:
             self._award(self.in_deal[0], shown=False)
         else:
@@ -338,7 +346,7 @@ class SessionState:
         mark = len(self.events)
         self._paid(seat, amount)
         self.double_due = None
-        self._emit(Acted(seat, "bet", amount))
+        self._act(Acted(seat, "bet", amount))
         self._next_turn(seat)
         return self._done(mark)
 
@@ -362,7 +370,7 @@ class SessionState:
         seat = self._take_turn()
         mark = len(self.events)
         self._paid(seat, cost)
-        self._emit(Acted(seat, "show", cost))
+        self._act(Acted(seat, "show", cost))
         self._compare((seat, self._other(seat)), ShowdownHeld)
         return self._done(mark)
 
@@ -400,7 +408,7 @@ class SessionState:
         self.dark_seat = seat
         if not self._stake_betting:
             self.double_due = 2 * amount
-        self._emit(Acted(seat, "dark_bet", amount))
+        self._act(Acted(seat, "dark_bet", amount))
         self._next_turn(seat)
         return self._done(mark)
 
@@ -436,7 +444,7 @@ class SessionState:
         mark = len(self.events)
         self.stake = stake
         self._paid(seat, cost)
-        self._emit(Acted(seat, "raise", cost, stake=stake))
+        self._act(Acted(seat, "raise", cost, stake=stake))
         self._next_turn(seat)
         return self._done(mark)
 
@@ -474,7 +482,7 @@ class SessionState:
         seat = self._take_turn()
         mark = len(self.events)
         self._paid(seat, amount)
-        self._emit(Acted(seat, kind, amount))
+        self._act(Acted(seat, kind, amount))
         other = self._other(seat)
         if legal.short:
             self._emit(ShortOfChips(seat, amount, self.stake * legal.pay_factor))
@@ -509,7 +517,7 @@ class SessionState:
         mark = len(self.events)
         self._paid(seat, cost)
         self.double_due = None
-        self._emit(Acted(seat, "multiway_open", cost))
+        self._act(Acted(seat, "multiway_open", cost))
         values = {seat: self._evaluate(self.hands[seat]), target: self._evaluate(self.hands[target])}
         loser = target if values[seat] > values[target] else seat
         self._emit(Compared(self.pot_number, self.replay, seat, target,
@@ -621,6 +629,10 @@ class SessionState:
     def _emit(self, event: Event) -> None:
         self.events.append(event)
 
+    def _act(self, action: Acted) -> None:
+        self.events.append(action)
+        self.deal_actions.append(action)
+
     def _done(self, mark: int) -> list[Event]:
         """End a decision: compute the next betting turn's legal actions once; return the new events."""
         if self.phase is Phase.BETTING:
@@ -679,6 +691,7 @@ class SessionState:
         self.payers = []
         self.last_paid = {}
         self.actions_in_deal = 0
+        self.deal_actions = []
         self._emit(Dealt(self.pot_number, self.replay, self.dealer, dict(self.hands), unseen))
 
     def _start_ordinary_deal(self, dealer: int) -> None:

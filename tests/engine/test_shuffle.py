@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import pytest
 
+import arena.engine._shuffle as shuffle_module
 from arena.engine import (
     DECK_36,
     GEORGIAN,
+    PROFILE_SPECS,
+    Card,
     Dealt,
     SessionState,
     deck_order,
     draw_first_dealer,
     parse_cards,
+    profile,
     seeded_shuffler,
     stacked_shuffler,
 )
@@ -46,8 +50,8 @@ def _below(words: Iterator[int], bound: int) -> int:
             return word % bound
 
 
-def _documented_order(seed: str, pot: int, replay: int) -> list[str]:
-    cards = [str(card) for card in DECK_36]
+def _documented_order(seed: str, pot: int, replay: int, deck: Sequence[Card] = DECK_36) -> list[str]:
+    cards = [str(card) for card in deck]
     words = _stream(f"seka-deal|{seed}|{pot}|{replay}".encode())
     for position in range(len(cards) - 1, 0, -1):  # Fisher-Yates from the last position down
         other = _below(words, position + 1)
@@ -59,6 +63,34 @@ def _documented_order(seed: str, pot: int, replay: int) -> list[str]:
                                                      ("tournament-7/round-2", 5, 0), ("ключ", 1, 0)])
 def test_deck_order_follows_the_documented_derivation(seed: str, pot: int, replay: int) -> None:
     assert [str(card) for card in deck_order(seed, pot, replay, DECK_36)] == _documented_order(seed, pot, replay)
+
+
+def _every_deck() -> dict[int, tuple[Card, ...]]:
+    decks = [profile(name).deck for name in PROFILE_SPECS] + [profile("classic", {"deck": "24"}).deck]
+    return {len(deck): deck for deck in decks}
+
+
+@pytest.mark.parametrize("deck_size", sorted(_every_deck()))
+def test_every_profile_deck_follows_the_documented_derivation(deck_size: int) -> None:
+    deck = _every_deck()[deck_size]
+    for number in range(30):
+        seed = f"deck-{deck_size}-{number}"
+        pot, replay = 1 + number % 8, number % 3
+        assert [str(card) for card in deck_order(seed, pot, replay, deck)] == _documented_order(seed, pot, replay, deck)
+
+
+def test_a_rejected_word_sends_the_deal_down_the_word_by_word_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A rejection is a 1-in-10^17 event, so the batched path's limit is lowered to force one at the fifth draw.
+    draws = list(shuffle_module._draws(36))
+    position, bound, _ = draws[4]
+    draws[4] = (position, bound, 0)
+    monkeypatch.setattr(shuffle_module, "_draws", lambda size: tuple(draws))
+    taken: list[bytes] = []
+    streamed = shuffle_module._streamed_deck_order
+    monkeypatch.setattr(shuffle_module, "_streamed_deck_order",
+                        lambda material, deck: taken.append(material) or streamed(material, deck))
+    assert [str(card) for card in deck_order("reject", 2, 1, DECK_36)] == _documented_order("reject", 2, 1)
+    assert taken == [b"seka-deal|reject|2|1"]
 
 
 def test_deck_order_golden() -> None:
