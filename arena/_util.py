@@ -33,7 +33,8 @@ def fixup_module_metadata(package: str, namespace: Mapping[str, object]) -> None
         if owner and not value.__qualname__.startswith(owner + "."):
             return
         seen.add(id(value))
-        if value.__module__.startswith(inside):
+        # A method made for the class by a factory (a named tuple's `_replace`) moves with it too.
+        if value.__module__.startswith(inside) or owner:
             value.__module__ = package
             if inspect.isclass(value):
                 for attribute in vars(value).values():

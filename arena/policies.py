@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Sequence
@@ -44,51 +45,56 @@ class Policy(Protocol):
     def svara(self, view: SvaraView) -> SvaraAnswer: ...
 
 
-def _whole_between(rng: random.Random, low: Amount, high: Amount) -> Amount:
-    """A whole amount in [low, high] when one exists, else `low`."""
-    least, most = math.ceil(low), math.floor(high)
-    return rng.randint(least, most) if least <= most else low
-
-
 # Actions without fields are immutable and equal to any other instance: one of each is enough.
 _FOLD, _SHOW, _LOOK, _SUPPORT = Fold(), Show(), Look(), Support()
 _OPEN, _CALL, _MULTIWAY_OPEN = Open(), Call(), MultiwayOpen()
+_bet = functools.lru_cache(maxsize=1024, typed=True)(Bet)
+"""`Bet(amount)`, shared: a random player's few amounts recur, and a frozen dataclass is slow to build."""
 
 
 class RandomPolicy:
     """Uniformly random among the legal choices: fold, a whole-chip bet in bounds, show; and in the
-    other profiles look, a dark bet, support, a raise, open, call and a multiway open."""
+    other profiles look, a dark bet, support, a raise, open, call and a multiway open.
+
+    It draws with `random()` alone (`randint` and `choice` cost several Python frames a draw, and
+    the engine benchmark plays with this policy): uniform to within a float's rounding.
+    """
 
     def __init__(self, rng: random.Random, *, name: str = "random") -> None:
         self.name = name
-        self._rng = rng
+        self._random = rng.random
 
     def act(self, view: TurnView) -> Action:
         legal = view.legal
-        rng = self._rng
         if not legal.can_bet:
-            return rng.choice(self._profile_choices(legal))
+            choices = self._profile_choices(legal)
+            return choices[int(self._random() * len(choices))]
         low = legal.min_bet
-        choices: list[Action] = [_FOLD, Bet(low)]
-        top = int(legal.max_bet)
+        choices = [_FOLD, _bet(low)]
+        least, top = math.ceil(low), int(legal.max_bet)
         if top > low:
-            choices.append(Bet(rng.randint(math.ceil(low), top)))
+            choices.append(_bet(least + int(self._random() * (top - least + 1))))
         if legal.show_amount is not None:
             choices.append(_SHOW)
         if legal.multiway_amount is not None:  # a max-bet profile's seen turn has no other choices
-            choices.extend(self._profile_choices(legal)[1:])
-        return rng.choice(choices)
+            choices.append(_MULTIWAY_OPEN)
+        return choices[int(self._random() * len(choices))]
+
+    def _whole_between(self, low: Amount, high: Amount) -> Amount:
+        """A whole amount in [low, high] when one exists, else `low`."""
+        least, most = math.ceil(low), math.floor(high)
+        return least + int(self._random() * (most - least + 1)) if least <= most else low
 
     def _profile_choices(self, legal: LegalActions) -> list[Action]:
         choices: list[Action] = [_FOLD]
         if legal.can_look:
             choices.append(_LOOK)
         if legal.dark_min is not None and legal.dark_max is not None:
-            choices.append(DarkBet(_whole_between(self._rng, legal.dark_min, legal.dark_max)))
+            choices.append(DarkBet(self._whole_between(legal.dark_min, legal.dark_max)))
         if legal.support_amount is not None:
             choices.append(_SUPPORT)
         if legal.raise_min is not None and legal.raise_max is not None:
-            choices.append(Raise(_whole_between(self._rng, legal.raise_min, min(legal.raise_max, legal.raise_min * 3))))
+            choices.append(Raise(self._whole_between(legal.raise_min, min(legal.raise_max, legal.raise_min * 3))))
         if legal.open_amount is not None:
             choices.append(_OPEN)
         if legal.call_amount is not None:
@@ -98,7 +104,7 @@ class RandomPolicy:
         return choices
 
     def svara(self, view: SvaraView) -> SvaraAnswer:
-        return SvaraAnswer(self._rng.random() < 0.5)
+        return SvaraAnswer(self._random() < 0.5)
 
 
 class ThresholdPolicy:
@@ -147,10 +153,11 @@ class ThresholdPolicy:
 def play_in_process(rules: Rules, policies: Sequence[Policy], *, seed: str, session: str = "") -> SessionState:
     """Play one whole session among in-process policies, seat i played by `policies[i]`."""
     state = SessionState(rules, bots=[policy.name for policy in policies], seed=seed, session=session)
-    while not state.is_finished:
+    svara_offer, finished = Phase.SVARA_OFFER, Phase.FINISHED  # an enum member lookup is slow in Python 3.11
+    while (phase := state.phase) is not finished:
         assert state.to_act is not None
         policy = policies[state.to_act]
-        if state.phase is Phase.SVARA_OFFER:
+        if phase is svara_offer:
             state.apply(policy.svara(svara_view(state)))
         else:
             state.apply(policy.act(turn_view(state)))

@@ -88,27 +88,29 @@ def turn_view(state: SessionState) -> TurnView:
     legal = state.legal_actions()
     seat = legal.seat
     dark = state.dark_seat
-    stakes = state.rules.stack is not None
+    rules = state.rules
+    stakes = rules.stack is not None
+    # Positional, in field order: keywords would add half again to the cost of building the view.
     return TurnView(
-        seat=seat,
-        cards=state.hands[seat] if legal.seen else (),
-        pot_number=state.pot_number,
-        replay=state.replay,
-        dealer=state.dealer,
-        bots=state.bots,
-        in_deal=tuple(state.in_deal),
-        pot=state.pot,
-        previous_bet=state.previous_bet,
-        balances=tuple(state.balances),
-        actions=tuple(state.deal_actions),
-        svaras=_svara_rounds(state.events[state.pot_start : state.deal_start]) if state.replay else (),
-        actions_in_deal=state.actions_in_deal,
-        max_actions=state.rules.max_actions,
-        legal=legal,
-        seen=legal.seen,
-        stacks=state.stacks() if stakes else None,
-        stake=state.stake if stakes else None,
-        dark=dark if dark is not None and dark not in state.seen else None,
+        seat,
+        state.hands[seat] if legal.seen else (),  # cards
+        state.pot_number,
+        state.replay,
+        state.dealer,
+        state.bots,
+        tuple(state.in_deal),
+        state.pot,
+        state.previous_bet,
+        tuple(state.balances),
+        tuple(state.deal_actions),  # actions
+        _svara_rounds(state.events[state.pot_start : state.deal_start]) if state.replay else (),  # svaras
+        state.actions_in_deal,
+        rules.max_actions,
+        legal,
+        legal.seen,
+        state.stacks() if stakes else None,
+        state.stake if stakes else None,
+        dark if dark is not None and dark not in state.seen else None,
     )
 
 
