@@ -330,7 +330,7 @@ class SessionState:
         """Leave the deal; with `fault`, the arena folds for a bot that failed."""
         self.verify_fold(fault=fault)
         mark = len(self.events)
-        seat = self._take_turn(_action_event(self._acting(), "fold", 0, fault, None))
+        seat = self._take_turn("fold", 0, fault)
         self.in_deal.remove(seat)
         if len(self.in_deal) == 1:
             self._award(self.in_deal[0], shown=False)
@@ -629,24 +629,19 @@ class SessionState:
 
     def _done(self, mark: int) -> list[Event]:
         """End a decision: compute the next betting turn's legal actions once; return the new events."""
-        if self.phase is _BETTING:
-            self._legal = self._legal_rule(self, self._acting())
-        else:
-            self._legal = None
+        seat = self.to_act
+        self._legal = self._legal_rule(self, seat) if self.phase is _BETTING and seat is not None else None
         return self.events[mark:]
 
     def _verify_phase(self, phase: Phase, what: str) -> None:
         if self.phase is not phase:
             raise IllegalActionError(f"cannot {what} now: the session is in phase {self.phase.value}")
 
-    def _acting(self) -> int:
+    def _take_turn(self, kind: str, amount: Amount, fault: Fault | None = None, stake: Amount | None = None) -> int:
+        """Record the betting action of the seat to act (it counts toward the deal's cap)."""
         seat = self.to_act
         assert seat is not None
-        return seat
-
-    def _take_turn(self, action: Acted) -> int:
-        """Record the betting action of the seat to act (it counts toward the deal's cap)."""
-        seat = action.seat
+        action = _action_event(seat, kind, amount, fault, stake)
         self.actions_in_deal += 1
         self.acted.add(seat)
         self.events.append(action)
@@ -655,7 +650,7 @@ class SessionState:
 
     def _take_paying_turn(self, kind: str, amount: Amount, stake: Amount | None = None) -> int:
         """A betting action that pays: the payment becomes the previous bet and the seat's last payment."""
-        seat = self._take_turn(_action_event(self._acting(), kind, amount, None, stake))
+        seat = self._take_turn(kind, amount, None, stake)
         self.balances[seat] -= amount
         self.pot += amount
         self.previous_bet = amount
