@@ -52,17 +52,16 @@ def deck_order(seed: str, pot: int, replay: int, deck: Sequence[Card]) -> tuple[
     True
     """
     material = f"seka-deal|{seed}|{pot}|{replay}".encode()
-    draws = _draws(len(deck))
+    counters, unpack, draws = _plan(len(deck))
     # Every draw but a rejected one (a 1-in-10^17 event) takes one word: hash the blocks they need at once.
     stream = hashlib.sha256(material)
     blocks = []
-    for counter in _COUNTERS[: (len(draws) + 3) // 4]:
+    for counter in counters:
         block = stream.copy()
         block.update(counter)
         blocks.append(block.digest())
-    words = _unpacker(len(blocks))(b"".join(blocks))
     cards = list(deck)
-    for (position, bound, limit), word in zip(draws, words, strict=False):  # the last block may hold spare words
+    for (position, bound, limit), word in zip(draws, unpack(b"".join(blocks)), strict=False):  # spare words last
         if word >= limit:
             return _streamed_deck_order(material, deck)
         other = word % bound
@@ -80,19 +79,13 @@ def _streamed_deck_order(material: bytes, deck: Sequence[Card]) -> tuple[Card, .
     return tuple(cards)
 
 
-_COUNTERS = tuple(block.to_bytes(8, "big") for block in range(64))
-"""Block counters for decks of up to 256 cards."""
-
-
 @functools.cache
-def _draws(size: int) -> tuple[tuple[int, int, int], ...]:
-    """Fisher-Yates from the last position down: (position, bound, rejection limit) of each draw."""
-    return tuple((position, position + 1, _WORD - _WORD % (position + 1)) for position in range(size - 1, 0, -1))
-
-
-@functools.cache
-def _unpacker(blocks: int) -> Callable[[bytes], tuple[int, ...]]:
-    return struct.Struct(f">{4 * blocks}Q").unpack
+def _plan(size: int) -> tuple[tuple[bytes, ...], Callable[[bytes], tuple[int, ...]], tuple[tuple[int, int, int], ...]]:
+    """For a deck of `size` cards: the block counters its draws need, the unpacker of their words, and
+    each draw of a Fisher-Yates shuffle from the last position down as (position, bound, rejection limit)."""
+    blocks = (size - 1 + 3) // 4
+    draws = tuple((position, position + 1, _WORD - _WORD % (position + 1)) for position in range(size - 1, 0, -1))
+    return tuple(block.to_bytes(8, "big") for block in range(blocks)), struct.Struct(f">{4 * blocks}Q").unpack, draws
 
 
 def draw_first_dealer(seed: str, seats: int) -> int:

@@ -188,6 +188,7 @@ class SessionState:
         """Seats still to be asked about the current svara, in order."""
         self._entrants: list[int] = []
         self._seen_turns: dict[tuple[int, Amount, int, int | None], LegalActions] = {}
+        self._unseen_turns: dict[int, LegalActions] = {}
         self._legal: LegalActions | None = None
         """This turn's legal actions, computed once when the turn starts (`_done`)."""
         self.deal_start = 0
@@ -233,12 +234,15 @@ class SessionState:
 
     def _legal_max_bet(self, seat: int) -> LegalActions:
         rules = self.rules
-        if seat not in self.seen:
-            half = exact(Fraction(rules.max_bet) / 2)
-            can_dark = rules.opening_stake <= half
-            return LegalActions(seat, rules.opening_stake, rules.max_bet, None, can_bet=False, seen=False,
-                                can_look=True, dark_min=rules.opening_stake if can_dark else None,
-                                dark_max=half if can_dark else None)
+        if seat not in self.seen:  # the first turn of a deal with dark play: the same for a seat all session
+            legal = self._unseen_turns.get(seat)
+            if legal is None:
+                half = _divided(rules.max_bet, 2)
+                can_dark = rules.opening_stake <= half
+                legal = self._unseen_turns[seat] = LegalActions(
+                    seat, rules.opening_stake, rules.max_bet, None, can_bet=False, seen=False, can_look=True,
+                    dark_min=rules.opening_stake if can_dark else None, dark_max=half if can_dark else None)
+            return legal
         previous = self.previous_bet
         low = rules.opening_stake if previous is None else previous
         due = self.double_due
@@ -250,8 +254,8 @@ class SessionState:
             shape, target = 1, None
         else:
             shape, target = 2, self._previous_payer(seat) if rules.multiway_open else None
-        # A frozen dataclass of many fields is slow to build, and a session has few distinct
-        # seen turns: each is built once and shared (it is immutable).
+        # A session has few distinct seen turns: each is built once and shared (it is immutable),
+        # which is faster than building a named tuple of many fields by keyword.
         key = (seat, low, shape, target)
         legal = self._seen_turns.get(key)
         if legal is None:
@@ -321,7 +325,8 @@ class SessionState:
 
     def verify_fold(self, *, fault: Fault | None = None) -> None:
         self._verify_phase(_BETTING, "fold")
-        _verify_fault(fault)
+        if fault is not None:
+            _verify_fault(fault)
 
     def can_fold(self) -> bool:
         return self.phase is _BETTING
@@ -694,7 +699,7 @@ class SessionState:
         self._emit(Dealt(self.pot_number, self.replay, self.dealer, dict(self.hands), unseen))
 
     def _start_ordinary_deal(self, dealer: int) -> None:
-        stacks = self.stacks()
+        stacks = None if self.rules.stack is None else self.stacks()
         if stacks is not None:
             broke = tuple(seat for seat, stack in enumerate(stacks) if stack < self.rules.ante)
             if broke:

@@ -81,10 +81,11 @@ def test_every_profile_deck_follows_the_documented_derivation(deck_size: int) ->
 
 def test_a_rejected_word_sends_the_deal_down_the_word_by_word_path(monkeypatch: pytest.MonkeyPatch) -> None:
     # A rejection is a 1-in-10^17 event, so the batched path's limit is lowered to force one at the fifth draw.
-    draws = list(shuffle_module._draws(36))
+    counters, unpack, planned = shuffle_module._plan(36)
+    draws = list(planned)
     position, bound, _ = draws[4]
     draws[4] = (position, bound, 0)
-    monkeypatch.setattr(shuffle_module, "_draws", lambda size: tuple(draws))
+    monkeypatch.setattr(shuffle_module, "_plan", lambda size: (counters, unpack, tuple(draws)))
     taken: list[bytes] = []
     streamed = shuffle_module._streamed_deck_order
     monkeypatch.setattr(shuffle_module, "_streamed_deck_order",
