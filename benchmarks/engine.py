@@ -40,6 +40,19 @@ def engine_pots_per_second(seconds: float, rules: Rules = GEORGIAN, seats: int =
     return pots / elapsed, pots
 
 
+def play_sessions(sessions: int, name: str) -> int:
+    """Play `sessions` whole sessions of `name` (`profile` or `profile:option=value`) with seeded random
+    policies, after one warm-up session; the same pots every run. Returns the pots played."""
+    base, _, option = name.partition(":")
+    key, _, value = option.partition("=")
+    rules = profile(base, {key: value} if option else None)
+    seats = min(3, rules.max_seats)
+    rng = random.Random(2026)
+    policies = [RandomPolicy(random.Random(rng.random()), name=f"r{seat}") for seat in range(seats)]
+    play_in_process(rules, policies, seed="warm-up")
+    return sum(play_in_process(rules, policies, seed=f"play-{number}").pot_number for number in range(sessions))
+
+
 def profile_tables() -> list[tuple[str, Rules, int]]:
     """Every profile at its defaults, and each option that changes the betting, with a seat count it allows."""
     tables: list[tuple[str, Rules, int]] = []
@@ -124,7 +137,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--profiles", action="store_true", help="also measure every profile and option set")
+    parser.add_argument("--play", type=int, metavar="N",
+                        help="only play N sessions, the same pots every run, and print the pots: for an instruction "
+                             "counter such as valgrind's callgrind (N sessions less 0 sessions, per pot)")
+    parser.add_argument("--profile", default="georgian", metavar="NAME[:OPTION=VALUE]",
+                        help="the profile that --play plays (default georgian), e.g. georgian:dark=true")
     args = parser.parse_args()
+    if args.play is not None:
+        print(f"pots: {play_sessions(args.play, args.profile)}")
+        return
     if args.profiles:
         print_profiles(args.seconds)
     pots_per_s, pots = engine_pots_per_second(args.seconds)
