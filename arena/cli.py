@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import random
 import secrets
 import shlex
@@ -48,6 +50,11 @@ from .transport import BotSpec, Isolation, TimeLimit, default_isolation, is_addr
 
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=BaseException)
+
+_SIGPIPE_STATUS = 128 + signal.SIGPIPE
+"""The exit status when the reader of our output goes away (`... | head`): the one a shell reports for a
+program that SIGPIPE ends, such as `yes` in `yes | head -1`, so that `set -o pipefail` and PIPESTATUS
+checks treat us like any Unix tool; 1 would claim that the command itself failed."""
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -300,9 +307,19 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Console(Console):
+    """A rich console on which a closed stdout ends the command as it does for print (see `main`)."""
+
+    def on_broken_pipe(self) -> None:
+        # rich's own answer, SystemExit(1), would escape a trio nursery as a traceback and exit with 1; an older
+        # rich without this hook (13.0) lets the BrokenPipeError through, as this does.
+        self.quiet = True  # what rich still draws while the command unwinds (a live display's end) is dropped
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+
 def _console() -> Console:
     # Tables need more than the 80 columns rich assumes when output is not a terminal.
-    return Console() if sys.stdout.isatty() else Console(width=140)
+    return _Console() if sys.stdout.isatty() else _Console(width=140)
 
 
 def _print_results(console: Console, standings_path: Path) -> None:
@@ -628,8 +645,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.run(args))
+        status = int(args.run(args))
+        # Flushed here, not at exit, so that a reader gone by now is caught below like one gone earlier.
+        sys.stdout.flush()
+        return status
     except BaseException as error:
+        if _first(error, BrokenPipeError) is not None:
+            # The reader of our output went away (`... | head`): end quietly, as Unix tools do. SIGPIPE stays
+            # ignored (Python's default): its default action would kill us in the middle of writing a results
+            # file. What is still buffered for stdout goes to /dev/null, so that the flush at exit cannot raise
+            # again ("Note on SIGPIPE" in the documentation of Python's signal module).
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            return _SIGPIPE_STATUS
         if _first(error, KeyboardInterrupt) is not None:
             resume = " (run the same command again to resume)" if args.command == "run" else ""
             print(f"seka-arena {args.command}: interrupted{resume}", file=sys.stderr)

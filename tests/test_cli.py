@@ -1,14 +1,24 @@
-"""The command line, invoked in-process."""
+"""The command line, invoked in-process (as the installed `seka-arena` where its output goes into a pipe)."""
 
 from __future__ import annotations
 
+import os
+import random
+import subprocess
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from arena.cli import build_parser, main
+from arena.engine import GEORGIAN
+from arena.history import write_history
+from arena.policies import RandomPolicy, play_in_process
 
-from .match._support import BOTS, SAMPLE_BOTS
+from .match._support import BOTS, ROOT, SAMPLE_BOTS
+
+SEKA_ARENA = Path(sys.executable).parent / "seka-arena"
 
 
 def test_every_command_has_help_with_an_example() -> None:
@@ -103,3 +113,48 @@ def test_play_refuses_a_profile_the_table_does_not_fit(arguments: list[str], mes
     # Refused before any bot starts: the bots named here do not exist.
     assert main(["play", *arguments, "no-such-bot-a", "no-such-bot-b", "no-such-bot-c"]) != 0
     assert message in capsys.readouterr().err
+
+
+def _environment(*, unbuffered: bool) -> dict[str, str]:
+    environment = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    return {**environment, "PYTHONUNBUFFERED": "1"} if unbuffered else environment
+
+
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+def test_a_reader_that_stops_after_one_line_ends_the_command_quietly_with_status_141(tmp_path: Path,
+                                                                                      unbuffered: bool) -> None:
+    # `seka-arena replay long.jsonl | head -1`. The account (~270 kB) is far more than a pipe (64 kB) and the
+    # reader's buffer hold, so the command is still writing when the reader goes: it must meet the closed pipe.
+    policies = [RandomPolicy(random.Random(seat), name=f"bot{seat}") for seat in range(3)]
+    state = play_in_process(replace(GEORGIAN, pots_per_session=1500), policies, seed="pipe", session="s")
+    history = write_history(tmp_path / "long.jsonl", state.events)
+    with subprocess.Popen([SEKA_ARENA, "replay", str(history)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          env=_environment(unbuffered=unbuffered)) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline().startswith(b"Session s: georgian")
+        process.stdout.close()
+        stderr = process.stderr.read().decode()
+        status = process.wait(timeout=60)
+    # No traceback, no "Exception ignored ... BrokenPipeError" from the flush at exit: nothing at all.
+    assert stderr == "" and status == 141, (status, stderr)
+
+
+@pytest.mark.parametrize("arguments", [
+    # Its lines come from a callback inside trio: the error arrives in an exception group, bots running.
+    ["play", "--seed", "2", "--isolation", "none", f"python3 {SAMPLE_BOTS / 'random_bot.py'}",
+     f"python3 {SAMPLE_BOTS / 'call_bot.py'}"],
+    # Drawn by rich, whose own answer to a closed pipe is SystemExit(1).
+    ["schedule", str(ROOT / "tournaments" / "demo.yaml")],
+], ids=["play", "schedule"])
+def test_a_reader_gone_before_the_first_line_ends_any_command_quietly_with_status_141(tmp_path: Path,
+                                                                                       arguments: list[str]) -> None:
+    # `seka-arena ... | true`: the pipe's reading end is closed before the command starts, so its first write
+    # meets it, whenever that write comes.
+    reading, writing = os.pipe()
+    os.close(reading)
+    try:
+        result = subprocess.run([SEKA_ARENA, *arguments], stdout=writing, stderr=subprocess.PIPE, cwd=tmp_path,
+                                env=_environment(unbuffered=False), timeout=60, check=False)
+    finally:
+        os.close(writing)
+    assert result.stderr.decode() == "" and result.returncode == 141, (result.returncode, result.stderr.decode())
