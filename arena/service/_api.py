@@ -2,8 +2,9 @@
 
 Statuses a client can rely on: 401 without a valid token, 403 for another author's bot (or an
 organiser's action without an organiser token), 404 for what does not exist, 409 while submissions
-are frozen, 413 for a request body over the archive limit (refused while it is read, never
-buffered whole), 422 for a refused archive, manifest or request.
+are frozen (or for a ladder block to resume that is not set aside), 413 for a request body over the
+archive limit (refused while it is read, never buffered whole), 422 for a refused archive, manifest
+or request.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..engine import ArenaError
+from ..storage import StorageError
 from ._archive import ArchiveError
 from ._config import ScheduleConfig, cron_problem
 from ._cron import fire_now
@@ -152,6 +154,21 @@ def version_json(version: VersionRecord, *, full: bool) -> dict[str, Any]:
     return shown
 
 
+def failing_blocks(service: Service, *, organiser: bool) -> list[dict[str, Any]]:
+    """The ladder blocks that failed and have not finished since, set aside first: their players, failures
+    and when; the error (the arena's internals, paths included) only for an organiser."""
+    labels = {version.id: version.label for version in service.store.versions()}
+    shown = []
+    for failure in service.store.ladder_failures():
+        sessions = service.store.ladder_sessions(block=failure.block)
+        shown.append({"block": failure.block, "status": "set aside" if failure.set_aside else "retrying",
+                      "players": [labels.get(seat, str(seat)) for seat in sessions[0].seating] if sessions else [],
+                      "sessions": [session.id for session in sessions], "failures": failure.failures,
+                      "failed_at": failure.failed_at, "set_aside_at": failure.set_aside_at,
+                      "error": failure.error if organiser else None})
+    return shown
+
+
 async def submit_version(service: Service, author: Author, bot: str, data: bytes) -> VersionRecord:
     """Store a submission and queue its check; errors as HTTP statuses."""
     try:
@@ -253,6 +270,24 @@ def routes(service: Service) -> list[Route]:
         service.notify()
         return JSONResponse({"name": run.name, "schedule": run.schedule, "due_at": run.due_at}, status_code=201)
 
+    async def ladder(request: Request) -> Response:
+        author = who(service, request)
+        finished = sum(session.status == "finished" for session in service.store.ladder_sessions())
+        return JSONResponse({"finished_sessions": finished,
+                             "blocks": failing_blocks(service, organiser=author is not None and author.organiser)})
+
+    async def resume_block(request: Request) -> Response:
+        require_organiser(service, request)
+        block = request.path_params["block"]
+        if not service.store.ladder_sessions(block=block):
+            raise HTTPException(404, f"no ladder block {block}")
+        try:
+            service.store.resume_ladder_block(block)
+        except StorageError as error:
+            raise HTTPException(409, str(error)) from None
+        service.notify()  # wakes an idle ladder
+        return JSONResponse({"block": block, "status": "in play"})
+
     async def tournaments(request: Request) -> Response:
         runs = []
         for run in service.store.runs():
@@ -274,6 +309,8 @@ def routes(service: Service) -> list[Route]:
         Route("/api/schedules", create_schedule, methods=["POST"]),
         Route("/api/schedules/{name}/run", run_now, methods=["POST"]),
         Route("/api/tournaments", tournaments),
+        Route("/api/ladder", ladder),
+        Route("/api/ladder/blocks/{block:int}/resume", resume_block, methods=["POST"]),
     ]
 
 

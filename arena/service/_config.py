@@ -60,6 +60,19 @@ class LadderConfig:
     """Share of tables drawn uniformly at random, so that every bot stays connected."""
     concurrency: int = 1
     """Blocks played at the same time."""
+    retry_seconds: float = 30.0
+    """Wait before a block whose play raised (not a bot's fault) is tried again, doubled at each
+    further failure in a row up to 16 times this."""
+    max_failures: int = 5
+    """Failed tries in a row after which a block is set aside until an organiser puts it back."""
+
+    def __post_init__(self) -> None:
+        if not self.retry_seconds > 0:
+            raise TournamentConfigError([ConfigProblem("<service config>", None, "ladder.retry_seconds",
+                                                       f"must be positive, not {self.retry_seconds!r}")])
+        if self.max_failures < 1:
+            raise TournamentConfigError([ConfigProblem("<service config>", None, "ladder.max_failures",
+                                                       f"must be at least 1, not {self.max_failures!r}")])
 
 
 @dataclass(frozen=True)
@@ -121,13 +134,16 @@ def cron_problem(value: object) -> str | None:
 
 _TOP_KEYS = ("data", "profile", "table", "limits", "isolation", "uploads", "ladder", "tournaments")
 _UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
-_LADDER_KEYS = ("enabled", "table_size", "placement_blocks", "random_share", "concurrency")
+_LADDER_KEYS = ("enabled", "table_size", "placement_blocks", "random_share", "concurrency", "retry_seconds",
+                "max_failures")
 _SCHEDULE_KEYS = ("name", "cron", "top", "table_size", "sessions_per_table", "freeze_minutes")
 _MEGABYTES = Bounds(1, 4096)
 _FILES = Bounds(1, 1_000_000)
 _TABLE_SIZE = Bounds(2, 6, enumerated=True)
 _CONCURRENCY = Bounds(1, 64)
 _BLOCKS = Bounds(1, 10_000)
+_RETRY_SECONDS = Bounds(1, 3600)
+_FAILURES = Bounds(1, 100)
 _TOP = Bounds(2, 1000)
 _FREEZE = Bounds(0, 7 * 24 * 60)
 
@@ -203,7 +219,8 @@ def _read_ladder(reader: ConfigReader, entry: ConfigEntry) -> LadderConfig:
     found: dict[str, Any] = {}
     if "enabled" in entries:
         found["enabled"] = reader.boolean(entries["enabled"].node, "ladder.enabled")
-    for key, bounds in (("table_size", _TABLE_SIZE), ("placement_blocks", _BLOCKS), ("concurrency", _CONCURRENCY)):
+    for key, bounds in (("table_size", _TABLE_SIZE), ("placement_blocks", _BLOCKS), ("concurrency", _CONCURRENCY),
+                        ("retry_seconds", _RETRY_SECONDS), ("max_failures", _FAILURES)):
         if key in entries:
             found[key] = reader.integer(entries[key].node, f"ladder.{key}", bounds)
     if "random_share" in entries:

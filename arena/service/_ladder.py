@@ -17,16 +17,28 @@ results stay in the history. The next table is chosen by `choose_table`:
 A block is planned (all its mirrors, in one transaction) before it is played, and its sessions are
 played one after the other (mirrors share their deals: never at the same time); a block left
 unfinished by a stopped service is played to its end first on the next start.
+
+A block whose play raises (an arena bug, a full disk: a bot's faults are recorded in its sessions
+and never raise) is tried again after `retry_seconds`, then twice as long after each further
+failure in a row (up to 16 times as long): a failure that clears (disk space freed) lets it finish.
+Its failures are counted in the store, so the count survives a restart (a restart retries it at
+once), and at the `max_failures`-th in a row the block is set aside with the error's type and
+message: nothing is charged to its bots, its unplayed sessions get no result, the ladder goes on
+without it, and an organiser puts it back in play (`POST /api/ladder/blocks/N/resume`). While a
+block waits for its retry the ladder plays other blocks, and plans new tables as long as no other
+block waits too: two blocks failing at once point at the arena or the machine (a full disk), not
+at a block, and tables planned then would only fail the same way.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import trio
@@ -37,7 +49,7 @@ from ..match import public_session_id, run_session
 from ..ratings import ELO_PER_NAT, RatingError, SessionOutcome, bradley_terry
 from ..tournament import block_seed, mirrors
 from ._service import Service
-from ._store import LadderSession
+from ._store import LadderFailure, LadderSession
 
 LOGGER = logging.getLogger(__name__)
 PRIOR_GAMES = 1.0
@@ -47,6 +59,9 @@ _CANDIDATES = 200
 """Random tables scored when the tables of more than two seats are too many to score all."""
 _SECRET = "ladder_secret"
 _IDLE = 30.0
+_DOUBLINGS = 4
+"""A failing block's wait doubles this many times at most: 30 s grows to 8 min by default."""
+_ERROR_CHARACTERS = 500
 
 
 def information(outcomes: Sequence[SessionOutcome],
@@ -129,6 +144,27 @@ def _best(tables: Sequence[tuple[str, ...]], theta: dict[str, float], variance: 
     return max(scored)[2]
 
 
+def retry_delay(failures: int, first: float) -> float:
+    """Seconds before a block that failed `failures` times in a row is tried again.
+
+    >>> [retry_delay(failures, 30.0) for failures in range(1, 8)]
+    [30.0, 60.0, 120.0, 240.0, 480.0, 480.0, 480.0]
+    """
+    return first * (1 << min(failures - 1, _DOUBLINGS))
+
+
+def describe(error: BaseException) -> str:
+    """An error's type and message, as the store keeps a block's failure (an exception group's
+    leaves, joined).
+
+    >>> describe(ExceptionGroup("session", [OSError(28, "No space left on device")]))
+    'OSError: [Errno 28] No space left on device'
+    """
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(describe(leaf) for leaf in error.exceptions)[:_ERROR_CHARACTERS]
+    return f"{type(error).__name__}: {error}"[:_ERROR_CHARACTERS]
+
+
 def ladder_outcomes(sessions: Sequence[LadderSession]) -> list[SessionOutcome]:
     """Finished ladder sessions as rating outcomes (players named by version id)."""
     return [SessionOutcome(tuple(str(seat) for seat in session.seating), tuple(session.balances),
@@ -146,6 +182,8 @@ class Ladder:
         self.rng = rng or random.Random()
         self.folder: Path = service.registry.folder.ladder
         self._claimed: set[int] = set()
+        self._retry_at: dict[int, float] = {}
+        """Blocks that failed, by when (trio's clock) they may be tried again."""
         self._lock = trio.Lock()
         self._secret: str | None = None
 
@@ -164,36 +202,73 @@ class Ladder:
     async def _worker(self) -> None:
         while True:
             async with self._lock:
-                block = await trio.to_thread.run_sync(self.next_block)
-                if block:
-                    self._claimed.add(block[0].block)
-            if not block:
-                with trio.move_on_after(_IDLE):
+                block, wake = await self._claim()
+            if block is None:
+                with trio.move_on_after(min(_IDLE, max(wake - trio.current_time(), 0.0))):
                     await self.service.changed.wait()
                 continue
+            number = block[0].block
             try:
                 for session in block:
                     if session.status != "finished":
                         await self.play(session)
-            except Exception:  # an arena bug or a full disk: logged, the block retried later, the service goes on
-                LOGGER.exception("ladder block %d failed; retrying in %.0f s", block[0].block, _IDLE)
-                await trio.sleep(_IDLE)
+            except Exception as error:  # an arena bug or a full disk, never a bot's fault (those never raise)
+                await self._failed(number, error)
+            else:
+                self._retry_at.pop(number, None)
             finally:
-                self._claimed.discard(block[0].block)
+                self._claimed.discard(number)
 
-    def next_block(self) -> list[LadderSession] | None:
-        """An unfinished block nobody plays, else a new one chosen by `choose_table`, else None
-        (fewer current versions than seats)."""
+    async def _claim(self) -> tuple[list[LadderSession] | None, float]:
+        # The next block to play, claimed; or None, and when (trio's clock) a retry falls due.
+        now = trio.current_time()
+        waiting = {number for number, when in self._retry_at.items() if when > now}
+        try:
+            block = await trio.to_thread.run_sync(functools.partial(
+                self.next_block, skip=waiting, may_plan=len(self._retry_at) <= 1))
+        except Exception:  # the store cannot plan a block (a full disk): not fatal, tried again
+            LOGGER.exception("the ladder cannot choose its next block; trying again in %g s",
+                             self.config.retry_seconds)
+            return None, now + self.config.retry_seconds
+        if block:
+            self._claimed.add(block[0].block)
+            return block, now
+        return None, min((when for when in self._retry_at.values() if when > now), default=math.inf)
+
+    async def _failed(self, number: int, error: Exception) -> None:
         store = self.service.store
+        try:
+            failure = await trio.to_thread.run_sync(functools.partial(
+                store.record_ladder_failure, number, describe(error), max_failures=self.config.max_failures))
+        except Exception:  # the store cannot count it either (a full disk): retried after the longest wait
+            LOGGER.exception("cannot record the failure of ladder block %d", number)
+            failure = LadderFailure(number, _DOUBLINGS + 1, describe(error), store.now(), None)
+        if failure.set_aside:
+            self._retry_at.pop(number, None)
+            LOGGER.error("ladder block %d set aside after %d failures in a row; an organiser puts it back with "
+                         "POST /api/ladder/blocks/%d/resume", number, failure.failures, number, exc_info=error)
+        else:
+            delay = retry_delay(failure.failures, self.config.retry_seconds)
+            self._retry_at[number] = trio.current_time() + delay
+            LOGGER.error("ladder block %d failed (%d of %d tries in a row); retrying in %g s", number,
+                         failure.failures, self.config.max_failures, delay, exc_info=error)
+        self.service.notify()
+
+    def next_block(self, *, skip: Collection[int] = (), may_plan: bool = True) -> list[LadderSession] | None:
+        """An unfinished block nobody plays, not set aside nor in `skip` (blocks waiting for a retry),
+        else (if `may_plan`) a new one chosen by `choose_table`, else None (nothing to play now, or
+        fewer current versions than seats)."""
+        store = self.service.store
+        set_aside = {failure.block for failure in store.ladder_failures() if failure.set_aside}
         unfinished = [session for session in store.ladder_sessions(unfinished=True)
-                      if session.block not in self._claimed]
+                      if session.block not in self._claimed | set_aside | set(skip)]
         if unfinished:
             return store.ladder_sessions(block=unfinished[0].block)
         current = store.current_versions()
-        if len(current) < self.config.table_size:
+        if not may_plan or len(current) < self.config.table_size:
             return None
         players = [str(version.id) for version in current]
-        sessions = store.ladder_sessions()
+        sessions = [session for session in store.ladder_sessions() if session.block not in set_aside]
         played: Counter[str] = Counter()
         for block in {session.block: session for session in sessions}.values():
             played.update(str(seat) for seat in block.seating)

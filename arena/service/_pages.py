@@ -24,7 +24,7 @@ from starlette.routing import Route
 from ..engine import ArenaError
 from ..replay import replay_file
 from ..report import ReplayDataError, SessionHistory, session_page, write_session_replay
-from ._api import TOKEN_COOKIE, may_see, read_archive_upload, submit_version, who
+from ._api import TOKEN_COOKIE, failing_blocks, may_see, read_archive_upload, submit_version, who
 from ._cron import schedules_due_text
 from ._service import Service
 from ._store import RunRecord
@@ -86,7 +86,9 @@ def routes(service: Service) -> list[Route]:
         rated = [row for row in rows if row.sessions and _finite(row.ci_low)]
         low = min((row.ci_low for row in rated), default=1400.0)
         high = max((row.ci_high for row in rated), default=1600.0)
+        author = who(service, request)
         return render(service, request, "leaderboard.html", rows=rows, low=low - 20, high=high + 20,
+                      failing=failing_blocks(service, organiser=author is not None and author.organiser),
                       sessions=len([s for s in store.ladder_sessions() if s.status == "finished"]),
                       isolation=service.isolation.value, warning=service.isolation_warning)
 

@@ -4,7 +4,8 @@ Theory of operation: as the tournament store (`arena.storage.Store`), the file i
 mode with `synchronous=FULL` and every change is one `BEGIN IMMEDIATE ... COMMIT` transaction, so
 a process killed at any instant leaves it at the last commit, and a restart resumes from there: a
 version still `pending` is checked again, a ladder session still `planned` or `running` is played
-again from its start (its deals come from its seed), and a scheduled run still `running` is resumed
+again from its start (its deals come from its seed) unless its block was set aside after failing
+(`ladder_failures`), and a scheduled run still `running` is resumed
 by the tournament runner from its own results file. A cron schedule's next firing is claimed in the
 same transaction that records the run, so it fires once and only once, also across a restart.
 
@@ -106,6 +107,15 @@ MIGRATIONS: tuple[Migration, ...] = (
             UNIQUE (schedule, due_at)
         )""",
     )),
+    Migration("0002_ladder_failures", (
+        """CREATE TABLE ladder_failures (
+            block INTEGER PRIMARY KEY,              -- a ladder block whose play raised (never a bot's fault)
+            failures INTEGER NOT NULL CHECK (failures > 0),  -- failed tries since it was last put in play
+            error TEXT NOT NULL,                    -- the last one's type and message (the traceback is logged)
+            failed_at TEXT NOT NULL,
+            set_aside_at TEXT                       -- when it reached ladder.max_failures; NULL while retried
+        )""",
+    )),
 )
 """The service's schema, oldest first (never edit one that shipped: add another)."""
 
@@ -179,6 +189,24 @@ class LadderSession:
     history_path: str | None
     created_at: str
     finished_at: str | None
+
+
+@dataclass(frozen=True)
+class LadderFailure:
+    """A ladder block whose play raised: retried, or set aside until an organiser puts it back."""
+
+    block: int
+    failures: int
+    """Failed tries in a row (a block that finishes has no record)."""
+    error: str
+    """The last failure's type and message."""
+    failed_at: str
+    set_aside_at: str | None
+    """When the ladder stopped retrying it (after `ladder.max_failures` tries), else None."""
+
+    @property
+    def set_aside(self) -> bool:
+        return self.set_aside_at is not None
 
 
 @dataclass(frozen=True)
@@ -441,6 +469,40 @@ class ServiceStore:
                 "finished_at = ? WHERE id = ? AND status != 'finished'",
                 (json.dumps([format_amount(amount) for amount in balances]), json.dumps(list(faults)), history_path,
                  self.now(), session_id))
+            # The block's last result clears its failures in the same transaction: a finished block has none.
+            connection.execute(
+                "DELETE FROM ladder_failures WHERE block = (SELECT block FROM ladder_sessions WHERE id = ?) "
+                "AND NOT EXISTS (SELECT 1 FROM ladder_sessions WHERE status != 'finished' AND block = "
+                "(SELECT block FROM ladder_sessions WHERE id = ?))", (session_id, session_id))
+
+    def record_ladder_failure(self, block: int, error: str, *, max_failures: int) -> LadderFailure:
+        """Count one more failed try of `block`, setting it aside at the `max_failures`-th in a row (its
+        record goes with the result of its last session)."""
+        with self._write(f"recording the failure of ladder block {block}") as connection:
+            connection.execute(
+                "INSERT INTO ladder_failures (block, failures, error, failed_at) VALUES (?, 1, ?, ?) "
+                "ON CONFLICT (block) DO UPDATE SET failures = failures + 1, error = excluded.error, "
+                "failed_at = excluded.failed_at", (block, error, self.now()))
+            connection.execute("UPDATE ladder_failures SET set_aside_at = ? WHERE block = ? AND failures >= ? "
+                               "AND set_aside_at IS NULL", (self.now(), block, max_failures))
+        return self.ladder_failures(block=block)[0]
+
+    def ladder_failures(self, *, block: int | None = None) -> list[LadderFailure]:
+        """Blocks that failed and have not finished since (of one block), set aside first, by block."""
+        rows = self._read("SELECT * FROM ladder_failures WHERE (? IS NULL OR block = ?) "
+                          "ORDER BY set_aside_at IS NULL, block", (block, block))
+        return [LadderFailure(**dict(row)) for row in rows]
+
+    def resume_ladder_block(self, block: int) -> None:
+        """Put a set-aside block back in play, its count of failures from zero.
+
+        Raises:
+            StorageError: the block is not set aside.
+        """
+        with self._write(f"resuming ladder block {block}") as connection:
+            if connection.execute("DELETE FROM ladder_failures WHERE block = ? AND set_aside_at IS NOT NULL",
+                                  (block,)).rowcount == 0:
+                raise StorageError(f"ladder block {block} is not set aside")
 
     # --- schedules -----------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ def test_the_example_configuration_loads() -> None:
     assert [(schedule.name, schedule.cron, schedule.top) for schedule in config.schedules] == [
         ("nightly", "0 2 * * *", None), ("weekly-top", "0 18 * * 5", 8)]
     assert config.limits.time.decision_ms == 1000 and config.rules.pots_per_session == 8
+    assert (config.ladder.retry_seconds, config.ladder.max_failures) == (30, 5)
 
 
 def test_every_mistake_is_reported_with_its_line(tmp_path: Path) -> None:
@@ -31,6 +32,7 @@ uploads:
 ladder:
   random_share: 2
   tables: 3
+  max_failures: 0
 limits: {decision_ms: 0}
 tournaments:
   - name: nightly
@@ -49,12 +51,13 @@ tournaments:
         f"{where}:4: uploads.files: must be a positive integer, not 'many'",
         f"{where}:6: ladder.random_share: must be a number from 0 to 1, not 2",
         f"{where}:7: ladder.tables: unknown key; did you mean 'table_size'?",
-        f"{where}:8: limits.decision_ms: must be a positive integer, not 0",
-        f"{where}:11: tournaments[0].cron: must be a five-field cron expression such as '0 2 * * *' "
+        f"{where}:8: ladder.max_failures: must be a positive integer, not 0",
+        f"{where}:9: limits.decision_ms: must be a positive integer, not 0",
+        f"{where}:12: tournaments[0].cron: must be a five-field cron expression such as '0 2 * * *' "
         "(minute hour day month weekday), not '0 25 * * *'",
-        f"{where}:12: tournaments[1].name: duplicate name 'nightly' (also on line 10)",
-        f"{where}:14: tournaments[1].table_size: must be an integer from 2 to 6, not 9",
-        f"{where}:15: tournaments[2].name: required: the tournament's name",
+        f"{where}:13: tournaments[1].name: duplicate name 'nightly' (also on line 11)",
+        f"{where}:15: tournaments[1].table_size: must be an integer from 2 to 6, not 9",
+        f"{where}:16: tournaments[2].name: required: the tournament's name",
     ]
 
 

@@ -1,12 +1,38 @@
-"""The ladder's choice of the next table: placement first, then information, with random tables."""
+"""The ladder's choice of the next table: placement first, then information, with random tables; and
+what it does with a block whose play raises, on a real store, real bots and the real worker."""
 
 from __future__ import annotations
 
+import logging
 import random
 from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
 
+import httpx
+import pytest
+import trio
+
+from arena.engine import GEORGIAN
 from arena.ratings import SessionOutcome
-from arena.service import choose_table, information, table_information
+from arena.service import (
+    Author,
+    Ladder,
+    LadderConfig,
+    Service,
+    ServiceConfig,
+    build_app,
+    choose_table,
+    information,
+    open_service,
+    table_information,
+)
+from arena.transport import Isolation
+
+from ._archives import sample_archive
+
+T = TypeVar("T")
 
 
 def _sessions(a: str, b: str, wins: int, losses: int) -> list[SessionOutcome]:
@@ -56,3 +82,116 @@ def test_some_tables_are_random_and_bigger_tables_are_scored_too() -> None:
     table, reason = choose_table(["a", "b", "c", "d"], OUTCOMES, table_size=3, blocks_played=PLAYED,
                                  placement_blocks=2, random_share=0.0, rng=random.Random(2))
     assert len(set(table)) == 3 and reason == "adaptive"
+
+
+# --- blocks whose play raises: retried with growing waits, set aside, shown, put back ---------------------------
+
+def _service(data: Path, **ladder: Any) -> Service:
+    """A service of two accepted sample bots (their check skipped: the ladder is under test)."""
+    config = ServiceConfig(data=data, isolation=Isolation.NONE, rules=GEORGIAN.with_table(pots_per_session=1),
+                           ladder=LadderConfig(placement_blocks=1, random_share=0.0, **ladder))
+    service = open_service(config)
+    for name in ("call", "threshold"):
+        if service.store.version(name, "latest") is None:
+            version = service.registry.submit(Author("alice", organiser=False), name, sample_archive(name))
+            service.store.finish_check(version.id, accepted=True, report="not checked: a ladder test", stderr="")
+    return service
+
+
+def _obstacle(service: Service, session_id: str) -> Path:
+    """A folder where the session's history goes: writing the history raises (a StorageError, the
+    arena's failure, not a bot's) until it is removed."""
+    path = service.registry.folder.ladder / "histories" / f"{session_id}.jsonl"
+    path.mkdir(parents=True)
+    return path
+
+
+async def _until(what: str, check: Callable[[], T | None], *, timeout: float = 120.0) -> T:
+    """`check()`'s first true value, polled while the ladder runs."""
+    with trio.move_on_after(timeout):
+        while not (value := check()):
+            await trio.sleep(0.02)
+        return value
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _finished(service: Service, block: int) -> bool:
+    sessions = service.store.ladder_sessions(block=block)
+    return bool(sessions) and all(session.status == "finished" for session in sessions)
+
+
+async def test_a_block_that_keeps_failing_is_set_aside_shown_kept_across_a_restart_and_put_back(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR, logger="arena.service._ladder")
+    service = _service(tmp_path / "data", retry_seconds=0.05, max_failures=3)
+    obstacle = _obstacle(service, "L000001-1")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(Ladder(service, rng=random.Random(1)).run)
+        [failure] = await _until("block 1 set aside",
+                                 lambda: [found for found in service.store.ladder_failures() if found.set_aside])
+        nursery.cancel_scope.cancel()
+    assert (failure.block, failure.failures) == (1, 3)
+    assert failure.error.startswith("StorageError: cannot write ") and "Is a directory" in failure.error
+    waits = [record.getMessage() for record in caplog.records if record.getMessage().startswith("ladder block 1 ")]
+    assert [message.split("; ")[-1] for message in waits] == [
+        "retrying in 0.05 s", "retrying in 0.1 s", "an organiser puts it back with POST /api/ladder/blocks/1/resume"]
+    # The store keeps the error's type and message; the log has its traceback.
+    assert "\n" not in failure.error and all(record.exc_info for record in caplog.records
+                                               if record.getMessage().startswith("ladder block 1 "))
+    # The other blocks were played while block 1 waited: the ladder never stalled on it.
+    assert _finished(service, 2)
+    assert [(s.id, s.status, s.attempts, s.balances, s.faults) for s in service.store.ladder_sessions(block=1)] == [
+        ("L000001-1", "running", 3, None, None), ("L000001-2", "planned", 0, None, None)]
+    service.store.close()
+
+    # A restart keeps it set aside: the ladder plans other tables and never plays it.
+    service = _service(tmp_path / "data", retry_seconds=0.05, max_failures=3)
+    assert [f.set_aside for f in service.store.ladder_failures()] == [True]
+    next_block = Ladder(service, rng=random.Random(2)).next_block()
+    assert next_block is not None and next_block[0].block > 2
+    organiser = service.store.create_token("org", organiser=True)
+    alice = service.store.create_token("alice")
+    transport = httpx.ASGITransport(app=build_app(service))
+    async with httpx.AsyncClient(transport=transport, base_url="http://arena") as client:
+        public = (await client.get("/api/ladder")).json()["blocks"]
+        assert [(b["block"], b["status"], b["players"], b["failures"], b["error"]) for b in public] == [
+            (1, "set aside", ["call.v1", "threshold.v1"], 3, None)]
+        shown = (await client.get("/api/ladder", headers={"Authorization": f"Bearer {organiser}"})).json()
+        assert shown["blocks"][0]["error"] == failure.error and shown["blocks"][0]["set_aside_at"]
+        async with httpx.AsyncClient(transport=transport, base_url="http://arena",
+                                     cookies={"seka_token": organiser}) as signed_in:
+            page = (await signed_in.get("/")).text
+        assert "Blocks that failed" in page and "set aside" in page and "Is a directory" in page
+        assert "Is a directory" not in (await client.get("/")).text  # the arena's internals: organisers only
+        assert (await client.post("/api/ladder/blocks/1/resume",
+                                  headers={"Authorization": f"Bearer {alice}"})).status_code == 403
+        assert (await client.post("/api/ladder/blocks/99/resume",
+                                  headers={"Authorization": f"Bearer {organiser}"})).status_code == 404
+        assert (await client.post("/api/ladder/blocks/2/resume",
+                                  headers={"Authorization": f"Bearer {organiser}"})).status_code == 409
+
+        obstacle.rmdir()  # the organiser fixes the cause, then puts the block back in play
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(Ladder(service, rng=random.Random(3)).run)
+            resumed = await client.post("/api/ladder/blocks/1/resume", headers={"Authorization": f"Bearer {organiser}"})
+            assert resumed.status_code == 200 and resumed.json() == {"block": 1, "status": "in play"}
+            await _until("block 1 played", lambda: _finished(service, 1))
+            nursery.cancel_scope.cancel()
+        assert (await client.get("/api/ladder")).json()["blocks"] == []
+    assert all(session.faults == (0, 0) for session in service.store.ladder_sessions(block=1))
+    service.store.close()
+
+
+async def test_a_block_whose_failure_clears_finishes_on_its_retry(tmp_path: Path) -> None:
+    service = _service(tmp_path / "data", retry_seconds=0.05, max_failures=2)
+    obstacle = _obstacle(service, "L000001-1")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(Ladder(service, rng=random.Random(1)).run)
+        await _until("a first failure", service.store.ladder_failures)
+        obstacle.rmdir()  # space freed, say: the retry (after another block) succeeds
+        await _until("block 1 played", lambda: _finished(service, 1))
+        nursery.cancel_scope.cancel()
+    assert service.store.ladder_failures() == []
+    assert [(session.id, session.attempts) for session in service.store.ladder_sessions(block=1)] == [
+        ("L000001-1", 2), ("L000001-2", 1)]
+    service.store.close()
