@@ -105,8 +105,9 @@ def routes(service: Service) -> list[Route]:
         ids = {version.id: version for version in versions}
         labels = {version.id: version.label for version in store.versions()}
         sessions = [session for session in store.ladder_sessions() if ids.keys() & set(session.seating)]
+        set_aside = {failure.block for failure in store.ladder_failures() if failure.set_aside}
         return render(service, request, "bot.html", bot=bot, versions=versions, own=may_see(who(service, request),
-                      bot.author), sessions=sessions[-50:][::-1], labels=labels)
+                      bot.author), sessions=sessions[-50:][::-1], labels=labels, set_aside=set_aside)
 
     async def version_page(request: Request) -> Response:
         name, which = request.path_params["name"], request.path_params["version"]

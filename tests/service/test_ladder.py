@@ -163,6 +163,7 @@ async def test_a_block_that_keeps_failing_is_set_aside_shown_kept_across_a_resta
             page = (await signed_in.get("/")).text
         assert "Blocks that failed" in page and "set aside" in page and "Is a directory" in page
         assert "Is a directory" not in (await client.get("/")).text  # the arena's internals: organisers only
+        assert "L000001-1</td>\n  <td>set aside (the arena failed" in (await client.get("/bots/call")).text
         assert (await client.post("/api/ladder/blocks/1/resume",
                                   headers={"Authorization": f"Bearer {alice}"})).status_code == 403
         assert (await client.post("/api/ladder/blocks/99/resume",
