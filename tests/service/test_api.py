@@ -67,7 +67,11 @@ class Ladder:
 @pytest.fixture(scope="module")
 def ladder(service: Service, tmp_path_factory: pytest.TempPathFactory) -> Ladder:
     """Set up once for the module by whichever test needs a rated ladder first, so that each such test
-    also passes alone (`-k browser`): the submissions and the first blocks take several seconds."""
+    also passes alone (`-k browser`): the submissions and the first blocks take several seconds.
+
+    Its board must hold these two bots only, so every test that submits a bot the ladder accepts asks for
+    this fixture too: then the ladder comes first in any order of the tests."""
+    assert service.client.get("/api/leaderboard").json() == [], "a test submitted a playing bot before the ladder"
     submissions: dict[str, tuple[int, str]] = {}
     for name in ("threshold", "strong"):
         folder = tmp_path_factory.mktemp(name)
@@ -88,6 +92,33 @@ def ladder(service: Service, tmp_path_factory: pytest.TempPathFactory) -> Ladder
         return board if all(sessions.get(name, 0) >= 2 for name in submissions) else None
 
     return Ladder(submissions, wait_for("the ladder's first blocks", rated))
+
+
+@dataclass(frozen=True)
+class Broken:
+    """bob's bot `broken`, which exits at once when started, submitted through the API and checked."""
+
+    response: httpx.Response
+    """The submission's response."""
+    version: dict[str, object]
+    """Its version once checked, as its author sees it."""
+
+
+@pytest.fixture(scope="module")
+def broken(service: Service) -> Broken:
+    """Set up once for the module, by its own test or the author's pages (which show its report), since the
+    check takes seconds."""
+    data = tar_gz([file("bot.yaml", b"command: python3 bot.py\n"), file("bot.py", BROKEN_BOT)])
+    response = post_archive(service.client, "broken", data, service.bob)
+    assert response.status_code == 201, response.text
+    return Broken(response, _checked(service, "broken", service.bob))
+
+
+@pytest.fixture(scope="module")
+def hostile(service: Service) -> dict[str, httpx.Response]:
+    """Each hostile archive of REFUSED posted once as bob's bot `hostile`: the responses by kind, for their
+    own tests and for the store's state after all of them, whichever runs first."""
+    return {kind: post_archive(service.client, "hostile", build(), service.bob) for kind, (build, _) in REFUSED.items()}
 
 
 def _signed_in(service: Service, token_value: str) -> httpx.Client:
@@ -133,12 +164,10 @@ def test_sample_bots_submitted_with_the_cli_are_checked_accepted_and_fill_the_la
     assert service.client.get("/ladder/replays/../service.sqlite").status_code == 404
 
 
-def test_a_broken_bot_is_refused_with_its_report_and_stderr_and_never_plays(service: Service) -> None:
-    data = tar_gz([file("bot.yaml", b"command: python3 bot.py\n"), file("bot.py", BROKEN_BOT)])
-    response = post_archive(service.client, "broken", data, service.bob)
-    assert response.status_code == 201, response.text
-    assert response.headers["location"] == "/api/bots/broken/versions/1"
-    version = _checked(service, "broken", service.bob)
+def test_a_broken_bot_is_refused_with_its_report_and_stderr_and_never_plays(service: Service,
+                                                                           broken: Broken) -> None:
+    assert broken.response.headers["location"] == "/api/bots/broken/versions/1"
+    version = broken.version
     assert version["status"] == "refused"
     assert "FAIL  ready" in str(version["report"]) and "does NOT conform" in str(version["report"])
     assert "cannot start: no model file" in str(version["stderr"])
@@ -150,6 +179,7 @@ def test_a_broken_bot_is_refused_with_its_report_and_stderr_and_never_plays(serv
     assert "refused" in other and "cannot start" not in other
 
 
+@pytest.mark.usefixtures("ladder")  # perm plays: after the ladder's first board
 def test_tokens_and_permissions(service: Service) -> None:
     data = sample_archive("minimal")
     assert post_archive(service.client, "perm", data, None).status_code == 401
@@ -196,13 +226,14 @@ def test_the_organisers_freeze_disqualify_and_schedule(service: Service) -> None
 
 
 @pytest.mark.parametrize("kind", sorted(REFUSED))
-def test_every_refused_archive_gets_422_with_its_reason(service: Service, kind: str) -> None:
+def test_every_refused_archive_gets_422_with_its_reason(hostile: dict[str, httpx.Response], kind: str) -> None:
     build, words = REFUSED[kind]
-    response = post_archive(service.client, "hostile", build(), service.bob)
+    response = hostile[kind]
     assert response.status_code == (413 if kind == "too many bytes" and len(build()) > 1 << 20 else 422)
     assert words in response.json()["error"]
 
 
+@pytest.mark.usefixtures("hostile")
 def test_refused_archives_leave_nothing_in_the_store(service: Service) -> None:
     data = service.config.parent / "data"
     assert sorted(path.name for path in (data / "bots").iterdir() if path.name.startswith(".")) == []
@@ -225,24 +256,26 @@ def test_bad_requests_get_422(service: Service) -> None:
     assert no_file.status_code == 422 and "archive" in no_file.json()["error"]
 
 
+@pytest.mark.usefixtures("ladder", "broken")  # alice's strong and bob's refused broken; formbot plays
 def test_the_pages_an_author_uses(service: Service) -> None:
-    client = service.client
-    assert client.get("/me", follow_redirects=False).status_code == 303
-    assert client.post("/login", data={"token": "wrong"}).status_code == 401
-    signed = client.post("/login", data={"token": service.bob}, follow_redirects=False)
-    assert signed.status_code == 303 and "httponly" in signed.headers["set-cookie"].lower()
+    # Its own client: the sign-in below leaves a cookie in it, which would sign in the module's client.
+    with httpx.Client(base_url=service.server.url, timeout=60.0) as client:
+        assert client.get("/me", follow_redirects=False).status_code == 303
+        assert client.post("/login", data={"token": "wrong"}).status_code == 401
+        signed = client.post("/login", data={"token": service.bob}, follow_redirects=False)
+        assert signed.status_code == 303 and "httponly" in signed.headers["set-cookie"].lower()
+        for page in ("/", "/bots", "/bots/strong", "/tournaments", "/upload", "/login"):
+            assert client.get(page).status_code == 200, page
+        assert client.get("/bots/nobody").status_code == 404
     with _signed_in(service, service.bob) as bob:
         mine = bob.get("/me").text
         uploaded = bob.post("/upload", data={"name": "formbot"}, follow_redirects=False,
                             files={"archive": ("b.tar.gz", sample_archive("minimal"), "application/gzip")})
         refused = bob.post("/upload", data={"name": "formbot"},
                            files={"archive": ("b.tar.gz", b"not an archive", "application/gzip")})
-    assert "broken" in mine and "cannot start: no model file" in mine and 'href="/bots/perm"' not in mine
+    assert "broken" in mine and "cannot start: no model file" in mine and 'href="/bots/strong"' not in mine
     assert uploaded.status_code == 303 and uploaded.headers["location"] == "/bots/formbot/versions/1"
     assert refused.status_code == 422 and "not a tar.gz or zip archive" in refused.text
-    for page in ("/", "/bots", "/bots/strong", "/tournaments", "/upload", "/login"):
-        assert client.get(page).status_code == 200, page
-    assert client.get("/bots/nobody").status_code == 404
 
 
 def test_the_submission_flow_and_the_leaderboard_in_a_real_browser(service: Service, ladder: Ladder,
