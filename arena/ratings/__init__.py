@@ -13,6 +13,7 @@ from ._bradley_terry import ELO_PER_NAT as ELO_PER_NAT
 from ._bradley_terry import bradley_terry as bradley_terry
 from ._chips import ChipStats as ChipStats
 from ._chips import chip_rate as chip_rate
+from ._groups import comparison_groups as comparison_groups
 from ._outcome import RatingError as RatingError
 from ._outcome import SessionOutcome as SessionOutcome
 from ._prefixes import prefix_ratings as prefix_ratings
@@ -33,6 +34,7 @@ __all__ = [
     "bootstrap",
     "bradley_terry",
     "chip_rate",
+    "comparison_groups",
     "pair_score",
     "prefix_ratings",
     "sequential_elo",

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ._groups import connected_groups
 from ._outcome import RatingError, SessionOutcome
 
 ELO_PER_NAT = 400 / math.log(10)
@@ -86,24 +87,12 @@ def comparisons_from_tally(bots: tuple[str, ...], tally: Tally) -> Comparisons:
 
 def verify_connected(data: Comparisons) -> None:
     """Raise `RatingError` unless every bot is linked to every other through played pairs."""
-    parent = list(range(len(data.bots)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, j, games in zip(data.first, data.second, data.games, strict=True):
-        if games > 0:
-            parent[root(i)] = root(j)
-    groups: dict[int, list[str]] = {}
-    for i, bot in enumerate(data.bots):
-        groups.setdefault(root(i), []).append(bot)
+    links = ((i, j) for i, j, games in zip(data.first, data.second, data.games, strict=True) if games > 0)
+    groups = connected_groups(data.bots, links)
     if len(groups) > 1:
-        listed = "; ".join(", ".join(group) for group in sorted(groups.values()))
+        listed = "; ".join(", ".join(group) for group in groups)
         raise RatingError(f"the comparison graph is split into {len(groups)} groups that never met, "
-                          f"so their ratings cannot be compared: {listed}")
+                          f"so their ratings cannot be compared (comparison_groups splits them): {listed}")
 
 
 def is_strongly_connected(data: Comparisons) -> bool:

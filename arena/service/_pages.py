@@ -9,7 +9,6 @@ upload form (a cross-site form cannot send it).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -33,13 +32,6 @@ _TEMPLATES = Path(__file__).parent / "templates"
 _ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), autoescape=True,
                                   undefined=jinja2.StrictUndefined)
 _LOG_BYTES = 64 * 1024
-
-
-def _finite(value: float) -> bool:
-    return not math.isnan(value)
-
-
-_ENVIRONMENT.filters["finite"] = _finite
 
 
 def render(service: Service, request: Request, template: str, status_code: int = 200, **values: Any) -> HTMLResponse:
@@ -83,7 +75,7 @@ def routes(service: Service) -> list[Route]:
 
     async def leaderboard(request: Request) -> Response:
         rows = await trio.to_thread.run_sync(service.leaderboard)
-        rated = [row for row in rows if row.sessions and _finite(row.ci_low)]
+        rated = [row for row in rows if row.rated]
         low = min((row.ci_low for row in rated), default=1400.0)
         high = max((row.ci_high for row in rated), default=1600.0)
         author = who(service, request)

@@ -166,7 +166,7 @@ def test_table_size_does_not_inflate_weight() -> None:
 
 def test_disconnected_groups_are_an_error() -> None:
     sessions = [heads_up("a", "b", "s1"), heads_up("b", "a", "s2"), heads_up("c", "d", "s3")]
-    with pytest.raises(RatingError, match=r"2 groups.*a, b; c, d"):
+    with pytest.raises(RatingError, match=r"2 groups.*: a, b; c, d$"):
         bradley_terry(sessions)
 
 

@@ -148,7 +148,7 @@ def test_sample_bots_submitted_with_the_cli_are_checked_accepted_and_fill_the_la
 
     board = ladder.board
     assert {row["name"] for row in board} == {"threshold", "strong"}  # the module's first bots: nothing else
-    assert all(set(row) == {"name", "version", "rating", "ci_low", "ci_high", "sessions"} for row in board)
+    assert all(set(row) == {"name", "version", "rating", "ci_low", "ci_high", "sessions", "unrated"} for row in board)
     assert all(row["ci_low"] <= row["rating"] <= row["ci_high"] for row in board)
 
     page = service.client.get("/").text

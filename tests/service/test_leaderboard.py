@@ -1,0 +1,117 @@
+"""The leaderboard over a split ladder: the main group rated, every other current version shown unrated
+with its sessions and why, on the page and in the API; a rating error shows why instead of blanking."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import httpx
+import pytest
+
+from arena.engine import GEORGIAN
+from arena.service import Service, ServiceConfig, build_app, open_service
+from arena.service import _service as service_module
+from arena.transport import Isolation
+
+NOT_COMPARED = "not yet compared with the leading group: its sessions never met the rated bots"
+PLACEMENT = "in placement: no ladder session played yet"
+
+
+def _service(data: Path, bots: Sequence[str]) -> Service:
+    """A real service store with one accepted version of each bot (never checked: only the board is under test)."""
+    config = ServiceConfig(data=data, isolation=Isolation.NONE, rules=GEORGIAN)
+    service = open_service(config)
+    for name in bots:
+        version = service.store.add_version(name, "alice", sha256="0" * 64, kind="tar.gz", size=1,
+                                            command="python bot.py", language=None, description=None)
+        service.store.finish_check(version.id, accepted=True, report="not checked: a leaderboard test", stderr="")
+    return service
+
+
+def _block(service: Service, *players: str, first_wins: bool = True) -> None:
+    """A finished duplicate heads-up block, recorded the way the ladder records one (both mirrors)."""
+    ids = [service.store.version(player, "latest").id for player in players]  # type: ignore[union-attr]
+    sessions = service.store.plan_block([ids, ids[::-1]], seed=lambda block: f"seed{block}", reason="test")
+    for session, balances in zip(sessions, ([3, -3], [-1, 1] if first_wins else [1, -1]), strict=True):
+        service.store.record_ladder_result(session.id, balances, [0, 0], f"{session.id}.jsonl")
+
+
+async def _board(service: Service) -> tuple[list[dict[str, object]], str]:
+    """The API's leaderboard and the page's table rows as text, from the real app."""
+    transport = httpx.ASGITransport(app=build_app(service))
+    async with httpx.AsyncClient(transport=transport, base_url="http://arena") as client:
+        api = await client.get("/api/leaderboard")
+        page = await client.get("/")
+    assert api.status_code == page.status_code == 200
+    rows = re.findall(r"<tr(?: class=\"unrated\")?>(.*?)</tr>", page.text, re.DOTALL)
+    return api.json(), "\n".join(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", row)).strip() for row in rows[1:])
+
+
+async def test_a_split_ladder_rates_the_main_group_and_shows_the_others_unrated(tmp_path: Path) -> None:
+    service = _service(tmp_path, ["ace", "bee", "cat", "newa", "newb", "zed"])
+    for pair in [("ace", "bee"), ("bee", "cat"), ("ace", "cat"), ("cat", "bee")]:
+        _block(service, *pair)
+    _block(service, "newa", "newb")  # two newcomers placed against each other: a second group
+    api, page = await _board(service)
+    by_name = {row["name"]: row for row in api}
+    assert [row["name"] for row in api][3:] == ["newa", "newb", "zed"]  # rated first, then the unrated
+    for name, sessions in [("ace", 4), ("bee", 6), ("cat", 6)]:
+        row = by_name[name]
+        assert row["sessions"] == sessions and row["ci_low"] is not None, row  # the old board: 0 sessions, unrated
+        assert isinstance(row["rating"], float) and row["ci_low"] <= row["rating"] <= row["ci_high"]  # type: ignore[operator]
+        assert row["unrated"] is None
+    for name, sessions, reason in [("newa", 2, NOT_COMPARED), ("newb", 2, NOT_COMPARED), ("zed", 0, PLACEMENT)]:
+        assert by_name[name] == {"name": name, "version": 1, "rating": None, "ci_low": None, "ci_high": None,
+                                 "sessions": sessions, "unrated": reason}
+    lines = page.splitlines()
+    rated = re.compile(r"(\d) (\w+) v1 (\d+) (\d+) – (\d+) (\d+)")  # rank, bot, rating, interval, sessions
+    for rank, (line, row) in enumerate(zip(lines[:3], api, strict=False), start=1):
+        assert (match := rated.fullmatch(line)) is not None, line
+        assert match.group(1, 2, 6) == (str(rank), row["name"], str(row["sessions"]))
+        shown = [int(match.group(group)) for group in (3, 4, 5)]
+        assert shown == pytest.approx([row[key] for key in ("rating", "ci_low", "ci_high")], abs=1)
+    assert lines[3:] == [f"– newa v1 – {NOT_COMPARED} 2", f"– newb v1 – {NOT_COMPARED} 2",
+                         f"– zed v1 – {PLACEMENT} 0"]
+
+    _block(service, "newb", "cat")  # a block joins the parts: every version that played is rated
+    api, page = await _board(service)
+    assert [row["unrated"] for row in api] == [None] * 5 + [PLACEMENT]
+    assert {row["name"]: row["sessions"] for row in api} == {"ace": 4, "bee": 6, "cat": 8, "newa": 2, "newb": 4,
+                                                             "zed": 0}
+    assert all(rated.fullmatch(line) for line in page.splitlines()[:5])
+    assert page.splitlines()[5:] == [f"– zed v1 – {PLACEMENT} 0"]
+
+
+async def test_between_groups_of_as_many_current_versions_the_one_with_more_sessions_is_rated(
+        tmp_path: Path) -> None:
+    service = _service(tmp_path, ["newa", "newb", "yak", "zebra"])  # names alone would choose newa and newb
+    _block(service, "newa", "newb")
+    _block(service, "yak", "zebra")
+    _block(service, "zebra", "yak", first_wins=False)
+    api, _ = await _board(service)
+    assert {row["name"] for row in api[:2]} == {"yak", "zebra"} and all(row["ci_low"] is not None for row in api[:2])
+    assert [(row["name"], row["unrated"]) for row in api][2:] == [("newa", NOT_COMPARED), ("newb", NOT_COMPARED)]
+
+
+async def test_a_rating_error_shows_every_version_unrated_with_the_error_and_is_logged_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    # No resample is a RatingError of `standings`, as a fit that does not converge would be.
+    monkeypatch.setattr(service_module, "_LEADERBOARD_RESAMPLES", 0)
+    caplog.set_level(logging.ERROR, logger="arena.service._service")
+    service = _service(tmp_path, ["ace", "bee", "newa"])
+    _block(service, "ace", "bee")
+    api, page = await _board(service)
+    assert all(row["rating"] is None for row in api)
+    reasons = {row["name"]: row["unrated"] for row in api}
+    assert reasons["newa"] == PLACEMENT
+    assert reasons["ace"] == reasons["bee"] == (
+        "not rated: the ratings could not be computed (resamples must be a positive int, not 0)")
+    assert page.count("not rated: the ratings could not be computed") == 2
+    _block(service, "ace", "bee")  # the board is rebuilt, the same error is not logged again
+    await _board(service)
+    await _board(service)
+    assert [record.getMessage() for record in caplog.records] == [
+        "the leaderboard shows every bot unrated: resamples must be a positive int, not 0"]
