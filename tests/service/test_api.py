@@ -301,8 +301,8 @@ def test_the_submission_flow_and_the_leaderboard_in_a_real_browser(service: Serv
         assert "PASS  ready" in browser.find_element(By.TAG_NAME, "pre").text  # its author sees the report
 
         def drawn() -> list[str] | None:
-            # No interval is drawn while the ladder's comparison graph is split, as when other tests' new
-            # versions (perm v2, formbot) were placed against each other, until a block joins the parts.
+            # Intervals are drawn once the ladder's leading group has ratings; a bot outside it (as when
+            # other tests' new versions were placed against each other) is listed unrated meanwhile.
             browser.get(service.server.url + "/")
             rows = [row.text for row in browser.find_elements(By.CSS_SELECTOR, "main table tr")]
             return rows if browser.find_elements(By.CSS_SELECTOR, "svg.interval") else None
