@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,16 @@ BROKEN = Path(__file__).resolve().parent / "bots"
 def _check(*command: str, decision_ms: int = 1000, start_ms: int = 10_000,
            isolation: str | None = None) -> subprocess.CompletedProcess[str]:
     level = [] if isolation is None else ["--isolation", isolation]
-    return subprocess.run(
-        [sys.executable, "-m", "arena", "check-bot", "--decision-ms", str(decision_ms), "--start-ms", str(start_ms),
-         *level, "--", *command],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return _check_bot("--decision-ms", str(decision_ms), "--start-ms", str(start_ms), *level, "--", *command,
+                      timeout=120)
+
+
+def _check_bot(*arguments: str, timeout: int) -> subprocess.CompletedProcess[str]:
+    """`seka-arena check-bot` in a subprocess, the bot's logs in a folder removed afterwards (by default
+    check-bot leaves them in a new temporary folder for its user to read)."""
+    with tempfile.TemporaryDirectory(prefix="seka-check-test-") as logs:
+        return subprocess.run([sys.executable, "-m", "arena", "check-bot", "--logs", logs, *arguments],
+                              cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
 
 def _conforms(result: subprocess.CompletedProcess[str]) -> None:
@@ -122,8 +129,7 @@ DARK_SPLIT = ("--profile", "georgian", "--dark", "true", "--tie", "split", "--de
 def _check_profile(options: tuple[str, ...], *command: str) -> subprocess.CompletedProcess[str]:
     # A generous limit: the strong bot values a new deck's hands at its first decision, and the
     # machine may be busy (speed is measured in benchmarks/, not here).
-    return subprocess.run([sys.executable, "-m", "arena", "check-bot", "--isolation", "none", "--decision-ms", "3000",
-                           *options, "--", *command], cwd=ROOT, capture_output=True, text=True, timeout=180)
+    return _check_bot("--isolation", "none", "--decision-ms", "3000", *options, "--", *command, timeout=180)
 
 
 def _conforms_to_profile(result: subprocess.CompletedProcess[str]) -> list[str]:
