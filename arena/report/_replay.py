@@ -18,10 +18,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 from typing import Any
 
-from ..engine import ArenaError
+from ..engine import Amount, ArenaError, parse_amount
 from ..storage import FaultReason
 
 FORMAT_VERSION = 1
@@ -126,25 +125,13 @@ def _amount(record: Mapping[str, Any], field: str, number: int) -> Amount:
         raise ReplayDataError(f"record {number} ({record.get('event')}): {field} must be an amount string, "
                               f"not {value!r}")
     try:
-        return parse_amount(value)
-    except (ValueError, ZeroDivisionError):
+        return _parse_amount(value)
+    except ValueError:
         raise ReplayDataError(f"record {number} ({record.get('event')}): {field} is not an amount: {value!r}") from None
 
 
-Amount = Fraction | int
-"""An exact amount: a whole one stays an int, which adds much faster than a Fraction (most are whole)."""
-
-
-@functools.lru_cache(maxsize=4096)
-def parse_amount(value: str) -> Amount:
-    """An amount as histories write it (`"15/2"`), exact; a whole one as an int.
-
-    >>> parse_amount("15/2"), parse_amount("-4")
-    (Fraction(15, 2), -4)
-    """
-    # A session repeats a few amount strings thousands of times: each is parsed once.
-    amount = Fraction(value)
-    return amount.numerator if amount.denominator == 1 else amount
+_parse_amount = functools.lru_cache(maxsize=4096)(parse_amount)
+"""The engine's `parse_amount`, cached: a session repeats a few amount strings thousands of times."""
 
 
 def _text(amount: Amount) -> str:
@@ -284,10 +271,7 @@ class _Builder:
             self.step(number, kind, f"{what}: {self.name(self.dealer)} deals to "
                       f"{', '.join(self.name(seat) for seat in dealt)}")
         elif kind == "ante":
-            seat = _seat(record, "seat", number, seats)
-            amount = _amount(record, "amount", number)
-            self.pot += amount
-            self.balances[seat] -= amount
+            seat, amount = self._payment(record, number)
             last = self.steps[-1] if self.steps else None
             if last is not None and last["kind"] in ("deal", "ante") and last["pot_number"] == self.pot_number:
                 # The antes are paid before anyone acts: they belong to the deal's step.
@@ -314,10 +298,7 @@ class _Builder:
             self.step(number, kind, f"Svara: {' and '.join(self.name(s) for s in tied)} tie; the pot of "
                       f"{_text(frozen)} is frozen and replayed; re-entry costs {_text(price)}, {asked}")
         elif kind == "entry":
-            seat = _seat(record, "seat", number, seats)
-            amount = _amount(record, "amount", number)
-            self.pot += amount
-            self.balances[seat] -= amount
+            seat, amount = self._payment(record, number)
             fault = record.get("fault")
             if record.get("accepted") is True:
                 text = f"{self.name(seat)} re-enters for {_text(amount)}"
@@ -385,12 +366,17 @@ class _Builder:
         else:
             self.step(number, kind, text, actor=seat)
 
-    def _action(self, record: Mapping[str, Any], number: int) -> None:
+    def _payment(self, record: Mapping[str, Any], number: int) -> tuple[int, Amount]:
+        """The paying seat and amount of an ante, entry or action record, moved from its balance into the pot."""
         seat = _seat(record, "seat", number, len(self.bots))
         amount = _amount(record, "amount", number)
-        action = record.get("kind")
         self.pot += amount
         self.balances[seat] -= amount
+        return seat, amount
+
+    def _action(self, record: Mapping[str, Any], number: int) -> None:
+        seat, amount = self._payment(record, number)
+        action = record.get("kind")
         name, paid = self.name(seat), _text(amount)
         stake = record.get("stake")
         if action == "fold":

@@ -20,9 +20,10 @@ from typing import Any
 from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 
+from ..engine import Amount, parse_amount
 from ..history import read_history
 from ..storage import FaultReason, SessionRecord, SessionStatus, Store
-from ._replay import Amount, card_name, card_text, parse_amount, replay_data
+from ._replay import card_name, card_text, replay_data
 from ._site import Site, page_name, session_page
 
 REPLAY_ASSETS = ("report.css", "replay.css", "replay.js")
