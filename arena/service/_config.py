@@ -28,6 +28,7 @@ from ..tournament import (
     compose_yaml,
     name_problem,
     node_line,
+    read_config_file,
     read_limits,
     read_rules,
 )
@@ -154,12 +155,7 @@ def load_service_config(path: str | os.PathLike[str]) -> ServiceConfig:
     Raises:
         TournamentConfigError: listing every problem found, each with file, line and field.
     """
-    filename = os.fspath(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        raise TournamentConfigError([ConfigProblem(filename, None, None, f"cannot read the file: {reason}")]) from None
+    filename, text = read_config_file(path)
     reader = ConfigReader(filename)
     root = compose_yaml(text, filename=filename)
     if root is None:

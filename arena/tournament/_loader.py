@@ -75,13 +75,19 @@ def load_config(path: str | os.PathLike[str], *, python: str | None = None) -> T
     Raises:
         TournamentConfigError: listing every problem found, each with file, line and field.
     """
+    filename, text = read_config_file(path)
+    return parse_config(text, filename=filename, base_dir=Path(path).resolve().parent, python=python, path=Path(path))
+
+
+def read_config_file(path: str | os.PathLike[str]) -> tuple[str, str]:
+    """The file name as given and the text of a YAML configuration file, or a `TournamentConfigError`
+    saying why it cannot be read."""
     filename = os.fspath(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return filename, Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         raise TournamentConfigError([ConfigProblem(filename, None, None, f"cannot read the file: {reason}")]) from None
-    return parse_config(text, filename=filename, base_dir=Path(path).resolve().parent, python=python, path=Path(path))
 
 
 def parse_config(
