@@ -25,13 +25,13 @@ from ..replay import replay_file
 from ..report import ReplayDataError, SessionHistory, session_page, write_session_replay
 from ._api import TOKEN_COOKIE, failing_blocks, may_see, read_archive_upload, submit_version, who
 from ._cron import schedules_due_text
+from ._registry import log_tail
 from ._service import Service
 from ._store import RunRecord
 
 _TEMPLATES = Path(__file__).parent / "templates"
 _ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), autoescape=True,
                                   undefined=jinja2.StrictUndefined)
-_LOG_BYTES = 64 * 1024
 
 
 def render(service: Service, request: Request, template: str, status_code: int = 200, **values: Any) -> HTMLResponse:
@@ -43,15 +43,6 @@ def render(service: Service, request: Request, template: str, status_code: int =
 async def error_page(service: Service, request: Request, error: HTTPException) -> Response:
     return render(service, request, "error.html", status_code=error.status_code, status=error.status_code,
                   message=error.detail)
-
-
-def _tail(path: Path) -> str:
-    try:
-        with open(path, "rb") as log:
-            log.seek(max(0, path.stat().st_size - _LOG_BYTES))
-            return log.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
 
 
 def _standings(service: Service, run: RunRecord) -> dict[str, Any] | None:
@@ -123,8 +114,8 @@ def routes(service: Service) -> list[Route]:
             raise HTTPException(404, f"bot {name!r} did not play in {session_id}")
         folder = service.registry.folder.ladder / "logs" / session_id
         return render(service, request, "log.html", bot=bot, session=session, label=mine[0].label,
-                      stderr=_tail(folder / f"{mine[0].label}.stderr.log"),
-                      stdout=_tail(folder / f"{mine[0].label}.stdout.log"))
+                      stderr=log_tail(folder / f"{mine[0].label}.stderr.log"),
+                      stdout=log_tail(folder / f"{mine[0].label}.stdout.log"))
 
     async def me(request: Request) -> Response:
         author = who(service, request)

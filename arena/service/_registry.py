@@ -35,7 +35,7 @@ from ._config import ServiceConfig
 from ._store import Author, NotYourBotError, ServiceStore, VersionRecord
 
 _BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
-_STDERR_BYTES = 64 * 1024
+_LOG_TAIL_BYTES = 64 * 1024
 FROZEN = "frozen"
 """The setting an organiser sets to `1` to refuse submissions."""
 
@@ -201,15 +201,16 @@ class Registry:
             lines.append(f"FAIL  start: {error}")
             passed = False
         lines.append("conforms" if passed else "does NOT conform")
-        stderr = _tail(logs / f"{version.label}.stderr.log")
+        stderr = log_tail(logs / f"{version.label}.stderr.log")
         self.store.finish_check(version.id, accepted=passed, report="\n".join(lines), stderr=stderr)
         return passed
 
 
-def _tail(path: Path) -> str:
+def log_tail(path: Path) -> str:
+    """The last 64 KiB of a bot's log as text (a bot may write without limit), or '' when there is none."""
     try:
         with open(path, "rb") as log:
-            log.seek(max(0, path.stat().st_size - _STDERR_BYTES))
+            log.seek(max(0, path.stat().st_size - _LOG_TAIL_BYTES))
             return log.read().decode("utf-8", "replace")
     except OSError:
         return ""
