@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Amount, ArenaError, format_amount, parse_amount
-from ..storage import DiskFullError, Migration, StorageError, apply_migrations
+from ..storage import DiskFullError, Migration, StorageError, apply_migrations, is_disk_full, write_transaction
 
 _TOKEN_BYTES = 32
 
@@ -285,22 +285,13 @@ class ServiceStore:
 
     @contextmanager
     def _write(self, doing: str) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            connection = self._connection
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                yield connection
-                connection.execute("COMMIT")
-            except BaseException as error:
-                try:
-                    connection.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass
-                if isinstance(error, sqlite3.Error):
-                    if "full" in str(error).lower():
-                        raise DiskFullError(self.path.parent, doing) from error
-                    raise StorageError(f"cannot write {self.path} ({doing}): {error}") from error
-                raise
+        with self._lock, write_transaction(self._connection, lambda error: self._failure(error, doing)) as connection:
+            yield connection
+
+    def _failure(self, error: sqlite3.Error, doing: str) -> StorageError:
+        if is_disk_full(error):
+            return DiskFullError(self.path.parent, doing)
+        return StorageError(f"cannot write {self.path} ({doing}): {error}")
 
     def _read(self, sql: str, parameters: Sequence[object] = ()) -> list[sqlite3.Row]:
         with self._lock:

@@ -43,6 +43,7 @@ from ..engine import Amount, format_amount, parse_amount
 from ._errors import DefinitionMismatchError, DiskFullError, StorageError, is_disk_full
 from ._folder import PARTIAL_SUFFIX, sync_folder
 from ._migrations import MIGRATIONS, Migration, apply_migrations
+from ._transactions import write_transaction
 
 
 class SessionStatus(enum.Enum):
@@ -236,22 +237,8 @@ class Store:
         with self._lock:
             if self.read_only:
                 raise StorageError(f"{self.path} is open read-only (refused: {doing})")
-            connection = self._connection
-            try:
-                connection.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as error:
-                raise self._failure(error, doing) from error
-            try:
+            with write_transaction(self._connection, lambda error: self._failure(error, doing)) as connection:
                 yield connection
-                connection.execute("COMMIT")
-            except BaseException as error:
-                try:
-                    connection.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass  # SQLite already rolled back (it does on a full disk, for one)
-                if isinstance(error, sqlite3.Error):
-                    raise self._failure(error, doing) from error
-                raise
 
     def _failure(self, error: sqlite3.Error, doing: str) -> StorageError:
         where = Path(self.path)
