@@ -180,7 +180,8 @@ class SessionState:
         """Each seat's last payment in this deal (what a short payment may leave unmatched)."""
         self.actions_in_deal = 0
         self.deal_actions: list[Acted] = []
-        """This deal's actions so far, in order (what every seat's view shows)."""
+        """This deal's actions so far, in order (what every seat's view shows): the `Acted` events since
+        `deal_start`, kept as they happen because a view is built at every decision."""
         self.to_act: int | None = None
         """The seat whose decision is awaited (betting or a svara offer); None when finished."""
         self.svara: SvaraDeclared | None = None
