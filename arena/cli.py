@@ -416,19 +416,42 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _token(args: argparse.Namespace) -> int:
-    """Print a new API token for an author (only its hash is stored: copy it now).
+    """Print a new API token for an author (only its hash is stored: copy it now), list the tokens given,
+    or revoke one.
 
-    Example: seka-arena token tournaments/service.yaml --author alice
+    Examples: seka-arena token tournaments/service.yaml --author alice --expires-days 90
+              seka-arena token tournaments/service.yaml --list
+              seka-arena token tournaments/service.yaml --revoke 3f2a9c0d1b7e
     """
     from .service import ServiceStore, load_service_config
     from .tournament import name_problem
 
-    if (problem := name_problem(args.author)) is not None:
+    if sum((args.author is not None, args.list, args.revoke is not None)) != 1:
+        raise ArenaError("say one of --author NAME (a new token), --list, or --revoke ID")
+    if args.author is not None and (problem := name_problem(args.author)) is not None:
         raise ArenaError(f"--author {problem}")
+    if args.expires_days is not None and (args.author is None or not 0 < args.expires_days <= 3650):
+        raise ArenaError("--expires-days goes with --author, and is a number of days from 1 to 3650")
     config = load_service_config(args.config)
     store = ServiceStore.open(config.data / "service.sqlite")
     try:
-        print(store.create_token(args.author, organiser=args.organiser))
+        if args.list:
+            for record in store.tokens():
+                state = (f"revoked {record.revoked_at}" if record.revoked_at else
+                         f"expires {record.expires_at}" if record.expires_at else "valid until revoked")
+                print(f"{record.id}  {record.author}{' (organiser)' if record.organiser else ''}  "
+                      f"created {record.created_at}  {state}")
+        elif args.revoke is not None:
+            revoked = store.revoke_token(args.revoke)
+            print(f"token {revoked.id} of {revoked.author} revoked on {revoked.revoked_at}")
+        else:
+            expires = None if args.expires_days is None else store.clock() + args.expires_days * 86400
+            token = store.create_token(args.author, organiser=args.organiser, expires_at=expires)
+            given = store.token_record(token)
+            assert given is not None
+            print(token)
+            print(f"token {given.id} for {given.author}: "
+                  f"{'expires ' + given.expires_at if given.expires_at else 'valid until revoked'}", file=sys.stderr)
     finally:
         store.close()
     return 0
@@ -437,12 +460,15 @@ def _token(args: argparse.Namespace) -> int:
 def _submit(args: argparse.Namespace) -> int:
     """Pack a bot's folder (with bot.yaml at its root) and submit it as a new version; print its check.
 
+    The token comes from the environment variable SEKA_ARENA_TOKEN, or from the file --token-file
+    names (never from the command line, which other users of the machine can read).
     Exit status 0 when the version is accepted.
-    Example: seka-arena submit --server http://127.0.0.1:8080 --token T --name mybot bots/mybot
+    Example: seka-arena submit --server http://127.0.0.1:8080 --token-file ~/.seka-token --name mybot bots/mybot
     """
-    from .service import submit_folder
+    from .service import read_token, submit_folder
 
-    version = submit_folder(args.server, args.token, args.name, Path(args.folder), wait=args.wait,
+    token = read_token(Path(args.token_file) if args.token_file else None)
+    version = submit_folder(args.server, token, args.name, Path(args.folder), wait=args.wait,
                             on_status=print)
     if version.get("report"):
         print(version["report"])
@@ -542,15 +568,21 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--bind", default="127.0.0.1:8080", help="HOST:PORT to listen on (default 127.0.0.1:8080)")
     serve.set_defaults(run=_serve)
 
-    token = commands.add_parser("token", help="print a new API token for an author", description=_token.__doc__)
+    token = commands.add_parser("token", help="give, list or revoke API tokens", description=_token.__doc__)
     token.add_argument("config", help="the service's YAML file")
-    token.add_argument("--author", required=True, help="the author's name")
+    token.add_argument("--author", help="a new token for this author (printed once: only its hash is kept)")
     token.add_argument("--organiser", action="store_true", help="a token for organiser actions too")
+    token.add_argument("--expires-days", type=float, help="the new token expires after this many days "
+                       "(default: valid until revoked)")
+    token.add_argument("--list", action="store_true", help="list the tokens given: id, author, expiry, revocation")
+    token.add_argument("--revoke", metavar="ID", help="revoke a token, by the id --list shows (or the token itself)")
     token.set_defaults(run=_token)
 
-    submit = commands.add_parser("submit", help="submit a bot's folder to a service", description=_submit.__doc__)
+    submit = commands.add_parser("submit", help="submit a bot's folder to a service", description=_submit.__doc__,
+                                 allow_abbrev=False)  # `--token T` is no abbreviation of --token-file
     submit.add_argument("--server", required=True, help="the service's URL (http://127.0.0.1:8080)")
-    submit.add_argument("--token", required=True, help="your API token")
+    submit.add_argument("--token-file", help="a file holding your API token (default: the environment "
+                        "variable SEKA_ARENA_TOKEN)")
     submit.add_argument("--name", required=True, help="the bot's name")
     submit.add_argument("--wait", type=float, default=120.0, help="seconds to wait for the check (default 120)")
     submit.add_argument("folder", help="the bot's folder, with bot.yaml at its root")

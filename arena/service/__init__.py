@@ -12,8 +12,10 @@ from ._archive import MANIFEST as MANIFEST
 from ._archive import ArchiveError as ArchiveError
 from ._archive import Manifest as Manifest
 from ._archive import unpack_archive as unpack_archive
+from ._client import TOKEN_ENV as TOKEN_ENV
 from ._client import SubmitError as SubmitError
 from ._client import pack_folder as pack_folder
+from ._client import read_token as read_token
 from ._client import submit_folder as submit_folder
 from ._config import LadderConfig as LadderConfig
 from ._config import ScheduleConfig as ScheduleConfig
@@ -35,6 +37,8 @@ from ._service import Service as Service
 from ._service import open_service as open_service
 from ._store import Author as Author
 from ._store import ServiceStore as ServiceStore
+from ._store import TokenRecord as TokenRecord
+from ._store import TokenRefusedError as TokenRefusedError
 from ._store import VersionRecord as VersionRecord
 from ._store import VersionStatus as VersionStatus
 

@@ -1,7 +1,8 @@
 """The JSON API under `/api/`: thin routes over the registry and the store.
 
-Statuses a client can rely on: 401 without a valid token, 403 for another author's bot (or an
-organiser's action without an organiser token), 404 for what does not exist, 409 while submissions
+Statuses a client can rely on: 401 without a valid token (or with one revoked or expired), 403
+for another author's bot (or an organiser's action without an organiser token, or a cookie-signed
+state change from another site), 404 for what does not exist, 409 while submissions
 are frozen (or for a ladder block to resume that is not set aside), 413 for a request body over the
 archive limit (refused while it is read, never buffered whole), 422 for a refused archive, manifest
 or request.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator
 from typing import Any
+from urllib.parse import urlsplit
 
 import trio
 from starlette.datastructures import UploadFile
@@ -28,7 +30,7 @@ from ._config import ScheduleConfig, cron_problem
 from ._cron import fire_now
 from ._registry import FROZEN, BadRequestError, SubmissionsFrozenError, bot_name_problem
 from ._service import Service
-from ._store import Author, NotYourBotError, VersionRecord
+from ._store import Author, NotYourBotError, TokenRefusedError, VersionRecord
 
 _MULTIPART_OVERHEAD = 64 * 1024
 """Bytes a multipart body may hold beyond the archive (boundaries, headers, small fields)."""
@@ -55,16 +57,21 @@ def bearer_token(request: Request) -> str | None:
 
 
 def who(service: Service, request: Request) -> Author | None:
+    """Who sent the request, or None for an anonymous one (or one whose token is not valid now)."""
     token = bearer_token(request)
     return service.store.author(token) if token else None
 
 
 def require_author(service: Service, request: Request) -> Author:
-    author = who(service, request)
-    if author is None:
+    """Who sent the request; 401 without a token, or with one never given, revoked or expired (saying which)."""
+    token = bearer_token(request)
+    if token is None:
         raise HTTPException(401, "a valid token is needed: Authorization: Bearer TOKEN "
                                  "(an organiser gives one with `seka-arena token`)")
-    return author
+    try:
+        return service.store.authenticate(token)
+    except TokenRefusedError as error:
+        raise HTTPException(401, str(error)) from None
 
 
 def require_organiser(service: Service, request: Request) -> Author:
@@ -72,6 +79,36 @@ def require_organiser(service: Service, request: Request) -> Author:
     if not author.organiser:
         raise HTTPException(403, "this needs an organiser's token")
     return author
+
+
+def cross_site_problem(request: Request) -> str | None:
+    """Why a state change must be refused as possibly forged by another site, or None.
+
+    A browser adds the sign-in cookie to any request to this site, also one a page elsewhere makes it
+    send (a form posted across sites); it never adds an `Authorization` header by itself. So a
+    request that changes state (any method but GET, HEAD, OPTIONS) and is not authorised by that
+    header must come from this site's own pages when it carries the cookie or posts a page's form
+    (sign-in, sign-out, upload): its `Origin` (else its `Referer`) must name the host it was sent to.
+    """
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return None
+    if request.headers.get("authorization", "").lower().startswith("bearer "):
+        return None
+    if TOKEN_COOKIE not in request.cookies and request.url.path.startswith("/api/"):
+        return None  # no credentials at all: refused as unauthorised further on
+    source = request.headers.get("origin") or request.headers.get("referer")
+    if not source or source == "null":
+        return ("a request signed in by cookie must come from this site's pages (it has no Origin or Referer "
+                "header); a program sends `Authorization: Bearer TOKEN` instead")
+    if urlsplit(source).netloc.lower() != request.headers.get("host", "").lower():
+        return f"refused: this request comes from another site ({source[:200]}), not from this site's pages"
+    return None
+
+
+def secure_cookies(request: Request) -> bool:
+    """Whether the sign-in cookie is marked Secure: the request came over https (to the service, or to a
+    reverse proxy that says so with `X-Forwarded-Proto: https`)."""
+    return request.url.scheme == "https" or request.headers.get("x-forwarded-proto", "").lower() == "https"
 
 
 def may_see(author: Author | None, bot_author: str) -> bool:

@@ -17,10 +17,34 @@ from ._archive import MANIFEST
 
 _SKIPPED = frozenset({".git", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache"})
 _POLL = 0.5
+TOKEN_ENV = "SEKA_ARENA_TOKEN"
+"""The environment variable `submit` reads the author's token from (a command line is visible to every
+user of the machine, so the token is never one of its words)."""
 
 
 class SubmitError(ArenaError):
     """The server refused the submission, or could not be reached; the message says what it said."""
+
+
+def read_token(token_file: Path | None) -> str:
+    """The author's token: the first line of `token_file`, else the environment variable SEKA_ARENA_TOKEN.
+
+    Raises:
+        SubmitError: the file cannot be read or is empty, or neither is given.
+    """
+    if token_file is not None:
+        try:
+            lines = token_file.read_text(encoding="utf-8").strip().splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise SubmitError(f"cannot read the token file {token_file}: {error}") from None
+        if not lines or not lines[0].strip():
+            raise SubmitError(f"the token file {token_file} is empty")
+        return lines[0].strip()
+    token = os.environ.get(TOKEN_ENV, "").strip()
+    if not token:
+        raise SubmitError(f"no token: set the environment variable {TOKEN_ENV}, or name a file holding it with "
+                          "--token-file")
+    return token
 
 
 def pack_folder(folder: Path) -> bytes:

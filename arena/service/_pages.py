@@ -2,8 +2,9 @@
 
 Pages need no script except where they are live: a running tournament's page listens to
 server-sent events (`/tournaments/NAME/events`) and updates its progress. An author signs in by
-pasting a token once; it is kept in an HttpOnly, SameSite=Strict cookie, which also authorises the
-upload form (a cross-site form cannot send it).
+pasting a token once; it is kept in an HttpOnly, SameSite=Strict cookie (Secure over https), which
+also authorises the upload form; a state change signed by that cookie must come from the site's own
+pages (its Origin is checked: `_api.cross_site_problem`).
 """
 
 from __future__ import annotations
@@ -23,13 +24,24 @@ from starlette.routing import Route
 from ..engine import ArenaError
 from ..replay import replay_file
 from ..report import ReplayDataError, SessionHistory, session_page, write_session_replay
-from ._api import TOKEN_COOKIE, failing_blocks, may_see, read_archive_upload, submit_version, who
+from ._api import (
+    TOKEN_COOKIE,
+    failing_blocks,
+    may_see,
+    read_archive_upload,
+    require_author,
+    secure_cookies,
+    submit_version,
+    who,
+)
 from ._cron import schedules_due_text
 from ._registry import log_tail
 from ._service import Service
-from ._store import RunRecord
+from ._store import RunRecord, TokenRefusedError, from_iso
 
 _TEMPLATES = Path(__file__).parent / "templates"
+_COOKIE_SECONDS = 30 * 24 * 3600
+"""How long the browser keeps the sign-in cookie (less when the token expires sooner)."""
 _ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), autoescape=True,
                                   undefined=jinja2.StrictUndefined)
 
@@ -129,23 +141,28 @@ def routes(service: Service) -> list[Route]:
             return render(service, request, "login.html", problem=None)
         form = await request.form(max_files=0, max_fields=4)
         token = str(form.get("token") or "").strip()
-        if not token or store.author(token) is None:
-            return render(service, request, "login.html", status_code=401, problem="that token is not valid")
+        try:
+            store.authenticate(token)
+        except TokenRefusedError as error:
+            return render(service, request, "login.html", status_code=401, problem=str(error))
+        record = store.token_record(token)
+        lifetime = _COOKIE_SECONDS
+        if record is not None and record.expires_at is not None:
+            lifetime = min(lifetime, max(1, int(from_iso(record.expires_at) - store.clock())))
         response = RedirectResponse("/me", status_code=303)
-        response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict", max_age=30 * 24 * 3600)
+        response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict", max_age=lifetime,
+                            secure=secure_cookies(request))
         return response
 
     async def logout(request: Request) -> Response:
         response = RedirectResponse("/", status_code=303)
-        response.delete_cookie(TOKEN_COOKIE)
+        response.delete_cookie(TOKEN_COOKIE, httponly=True, samesite="strict", secure=secure_cookies(request))
         return response
 
     async def upload(request: Request) -> Response:
-        author = who(service, request)
         if request.method == "GET":
             return render(service, request, "upload.html", problem=None, frozen=service.registry.is_frozen())
-        if author is None:
-            raise HTTPException(401, "sign in with your token first")
+        author = require_author(service, request)
         data, fields = await read_archive_upload(service, request)
         name = fields.get("name", "").strip()
         try:

@@ -10,7 +10,8 @@ by the tournament runner from its own results file. A cron schedule's next firin
 same transaction that records the run, so it fires once and only once, also across a restart.
 
 Tokens are stored as their SHA-256: they are 256 random bits, so a plain hash is as good as a slow
-one, and a copy of the file gives nobody a working token.
+one, and a copy of the file gives nobody a working token. A token may carry an expiry and be
+revoked (both stored): either refuses it from then on, with a message that says which.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import re
 import secrets
 import sqlite3
 import threading
@@ -116,6 +118,10 @@ MIGRATIONS: tuple[Migration, ...] = (
             set_aside_at TEXT                       -- when it reached ladder.max_failures; NULL while retried
         )""",
     )),
+    Migration("0003_token_expiry", (
+        "ALTER TABLE tokens ADD COLUMN expires_at TEXT",  # NULL: until revoked
+        "ALTER TABLE tokens ADD COLUMN revoked_at TEXT",  # set by `seka-arena token --revoke`
+    )),
 )
 """The service's schema, oldest first (never edit one that shipped: add another)."""
 
@@ -132,12 +138,29 @@ class NotYourBotError(ArenaError):
     """An author acting on a bot another author owns (HTTP 403)."""
 
 
+class TokenRefusedError(ArenaError):
+    """A token the service never gave, or one revoked or expired (HTTP 401); the message says which."""
+
+
 @dataclass(frozen=True)
 class Author:
     """Who a token belongs to."""
 
     name: str
     organiser: bool
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    """A token as the store knows it (never the token itself: only its hash is kept)."""
+
+    id: str
+    """The first 12 hex digits of its hash: how `seka-arena token --list` and `--revoke` name it."""
+    author: str
+    organiser: bool
+    created_at: str
+    expires_at: str | None
+    revoked_at: str | None
 
 
 @dataclass(frozen=True)
@@ -304,19 +327,67 @@ class ServiceStore:
 
     # --- tokens --------------------------------------------------------------------------------
 
-    def create_token(self, author: str, *, organiser: bool = False) -> str:
-        """A new token for `author` (created if new); only its hash is stored."""
+    def create_token(self, author: str, *, organiser: bool = False, expires_at: float | None = None) -> str:
+        """A new token for `author` (created if new), valid until `expires_at` (a clock reading; None:
+        until revoked); only its hash is stored."""
         token = secrets.token_urlsafe(_TOKEN_BYTES)
         with self._write("creating a token") as connection:
             connection.execute("INSERT OR IGNORE INTO authors (name, created_at) VALUES (?, ?)", (author, self.now()))
-            connection.execute("INSERT INTO tokens (hash, author, organiser, created_at) VALUES (?, ?, ?, ?)",
-                               (hash_token(token), author, int(organiser), self.now()))
+            connection.execute("INSERT INTO tokens (hash, author, organiser, created_at, expires_at) "
+                               "VALUES (?, ?, ?, ?, ?)", (hash_token(token), author, int(organiser), self.now(),
+                                                          None if expires_at is None else iso(expires_at)))
         return token
 
+    def authenticate(self, token: str) -> Author:
+        """Who holds `token`.
+
+        Raises:
+            TokenRefusedError: the service never gave it, or it was revoked, or it has expired.
+        """
+        rows = self._read("SELECT * FROM tokens WHERE hash = ?", (hash_token(token),))
+        if not rows:
+            raise TokenRefusedError("this token is not valid (an organiser gives one with `seka-arena token`)")
+        record = _token(rows[0])
+        if record.revoked_at is not None:
+            raise TokenRefusedError(f"this token was revoked on {record.revoked_at}: ask an organiser for a new one")
+        if record.expires_at is not None and from_iso(record.expires_at) <= self.clock():
+            raise TokenRefusedError(f"this token expired on {record.expires_at}: ask an organiser for a new one")
+        return Author(record.author, record.organiser)
+
     def author(self, token: str) -> Author | None:
-        """Who holds `token`, or None for a token the service never gave."""
-        rows = self._read("SELECT author, organiser FROM tokens WHERE hash = ?", (hash_token(token),))
-        return Author(rows[0]["author"], bool(rows[0]["organiser"])) if rows else None
+        """Who holds `token`, or None for a token that is not valid now (see `authenticate`)."""
+        try:
+            return self.authenticate(token)
+        except TokenRefusedError:
+            return None
+
+    def token_record(self, token: str) -> TokenRecord | None:
+        rows = self._read("SELECT * FROM tokens WHERE hash = ?", (hash_token(token),))
+        return _token(rows[0]) if rows else None
+
+    def tokens(self) -> list[TokenRecord]:
+        """Every token given, oldest first."""
+        return [_token(row) for row in self._read("SELECT * FROM tokens ORDER BY created_at, author, hash")]
+
+    def revoke_token(self, which: str) -> TokenRecord:
+        """Revoke a token, named by its id (`TokenRecord.id`, or any longer start of its hash) or by
+        the token itself; revoking it again keeps the first time.
+
+        Raises:
+            StorageError: no token, or more than one, is named so.
+        """
+        key = which.strip().lower()
+        named = ([hash_token(which.strip())] if not re.fullmatch(r"[0-9a-f]{12,64}", key) else
+                 [row["hash"] for row in self._read("SELECT hash FROM tokens WHERE substr(hash, 1, ?) = ?",
+                                                    (len(key), key))])
+        named = [value for value in named if self._read("SELECT 1 FROM tokens WHERE hash = ?", (value,))]
+        if len(named) != 1:
+            raise StorageError(f"{'no' if not named else 'more than one'} token has the id {which.strip()[:64]!r} "
+                               "(`seka-arena token CONFIG --list` shows them)")
+        with self._write("revoking a token") as connection:
+            connection.execute("UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE hash = ?",
+                               (self.now(), named[0]))
+        return _token(self._read("SELECT * FROM tokens WHERE hash = ?", (named[0],))[0])
 
     # --- bots and versions ---------------------------------------------------------------------
 
@@ -548,6 +619,11 @@ class ServiceStore:
     def runs(self) -> list[RunRecord]:
         """Every scheduled run, newest first."""
         return [RunRecord(**dict(row)) for row in self._read("SELECT * FROM scheduled_runs ORDER BY due_at DESC, id")]
+
+
+def _token(row: sqlite3.Row) -> TokenRecord:
+    return TokenRecord(id=row["hash"][:12], author=row["author"], organiser=bool(row["organiser"]),
+                       created_at=row["created_at"], expires_at=row["expires_at"], revoked_at=row["revoked_at"])
 
 
 def _version(row: sqlite3.Row) -> VersionRecord:

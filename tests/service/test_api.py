@@ -73,6 +73,8 @@ def ladder(service: Service, tmp_path_factory: pytest.TempPathFactory) -> Ladder
     this fixture too: then the ladder comes first in any order of the tests."""
     assert service.client.get("/api/leaderboard").json() == [], "a test submitted a playing bot before the ladder"
     submissions: dict[str, tuple[int, str]] = {}
+    token_file = tmp_path_factory.mktemp("token") / "alice.token"
+    token_file.write_text(service.alice + "\n")
     for name in ("threshold", "strong"):
         folder = tmp_path_factory.mktemp(name)
         for path, data in sample_bot(name).items():
@@ -80,8 +82,8 @@ def ladder(service: Service, tmp_path_factory: pytest.TempPathFactory) -> Ladder
         (folder / "__pycache__").mkdir()
         (folder / "__pycache__" / "junk.pyc").write_bytes(b"x")
         with redirect_stdout(StringIO()) as printed:
-            status = main(["submit", "--server", service.server.url, "--token", service.alice, "--name", name,
-                           str(folder)])
+            status = main(["submit", "--server", service.server.url, "--token-file", str(token_file),
+                           "--name", name, str(folder)])
         submissions[name] = (status, printed.getvalue())
         assert status == 0, printed.getvalue()
 
@@ -122,8 +124,9 @@ def hostile(service: Service) -> dict[str, httpx.Response]:
 
 
 def _signed_in(service: Service, token_value: str) -> httpx.Client:
-    """A browser-like client holding the sign-in cookie."""
-    return httpx.Client(base_url=service.server.url, timeout=60.0, cookies={"seka_token": token_value})
+    """A browser-like client holding the sign-in cookie, whose requests come from the site's own pages."""
+    return httpx.Client(base_url=service.server.url, timeout=60.0, cookies={"seka_token": token_value},
+                        headers={"Origin": service.server.url})
 
 
 def _version(service: Service, bot: str, which: str, who: str) -> dict[str, object]:
@@ -259,7 +262,7 @@ def test_bad_requests_get_422(service: Service) -> None:
 @pytest.mark.usefixtures("ladder", "broken")  # alice's strong and bob's refused broken; formbot plays
 def test_the_pages_an_author_uses(service: Service) -> None:
     # Its own client: the sign-in below leaves a cookie in it, which would sign in the module's client.
-    with httpx.Client(base_url=service.server.url, timeout=60.0) as client:
+    with httpx.Client(base_url=service.server.url, timeout=60.0, headers={"Origin": service.server.url}) as client:
         assert client.get("/me", follow_redirects=False).status_code == 303
         assert client.post("/login", data={"token": "wrong"}).status_code == 401
         signed = client.post("/login", data={"token": service.bob}, follow_redirects=False)
