@@ -27,7 +27,7 @@ from .checkbot import check_bot, print_check
 from .engine import GEORGIAN, ArenaError, Event, Rules, SessionState, check_seats, profile
 from .executor import cluster_problem
 from .history import write_history
-from .match import public_session_id, run_session, session_key
+from .match import deal_key_problem, keyed_seed, new_deal_key, public_session_id, run_session, session_key
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
 from .ratings import Sprt
 from .replay import describe_event, replay_file
@@ -193,8 +193,9 @@ def _play(args: argparse.Namespace) -> int:
     check_seats(rules, len(args.bots))
     limit = TimeLimit(decision_ms=args.decision_ms, time_bank_ms=args.time_bank_ms, start_ms=args.start_ms)
     specs = bot_specs(args.bots, limit=limit, isolation=_isolation(args))
-    seed = args.seed if args.seed is not None else secrets.token_hex(8)
-    session_id = f"play-{seed}"
+    text, key = _seed_and_key(args)
+    seed = keyed_seed(text, key)
+    session_id = f"play-{text}"
     # The bots are told an id keyed by a secret of this run only: `play-<seed>` would give them the deals.
     public_id = public_session_id(session_key(), session_id)
     out = Path(args.out)
@@ -215,7 +216,8 @@ def _play(args: argparse.Namespace) -> int:
                for report in result.seats if report.fault_reasons}
     page = write_session_replay(out, SessionHistory(session_id, path, logs=out / "logs" / session_id,
                                                     fault_reasons=reasons))
-    print(f"\nSeed {seed}. History: {path}. Replay: {page} (open it in a browser). "
+    print(f"\nSeed {text}, deal key {key}: the deals come from both (deal them again with "
+          f"{_seed_options(text, key)}). History: {path}. Replay: {page} (open it in a browser). "
           f"Bot logs: {out / 'logs' / session_id}. The bots were told session id {public_id}.")
     for report in result.seats:
         telemetry = report.telemetry
@@ -228,6 +230,20 @@ def _play(args: argparse.Namespace) -> int:
                   f"p99 {latency['p99']} ms" if decisions else "no decisions")
         print(f"  seat {report.seat} {report.bot}: balance {result.balances[report.seat]}, {timing}, {faults}{dead}")
     return 0
+
+
+def _seed_and_key(args: argparse.Namespace) -> tuple[str, str]:
+    """The typed `--seed` (or a random one) and the deal key (`--deal-key`, or a fresh one).
+
+    A typed seed alone is one a bot can find again from its own cards (the shuffle is public):
+    every deal comes from it combined with a 128-bit key, printed so that the run can be repeated.
+    """
+    text = args.seed if args.seed is not None else secrets.token_hex(8)
+    return text, args.deal_key if args.deal_key is not None else new_deal_key()
+
+
+def _seed_options(text: str, key: str) -> str:
+    return f"--seed {shlex.quote(text)} --deal-key {key}"
 
 
 def _check_bot(args: argparse.Namespace) -> int:
@@ -382,10 +398,12 @@ def _sprt(args: argparse.Namespace) -> int:
     limit = TimeLimit(decision_ms=args.decision_ms)
     new, old = bot_specs([args.new, args.old], limit=limit, isolation=_isolation(args))
     sprt = Sprt(args.elo0, args.elo1, alpha=args.alpha, beta=args.beta)
-    seed = args.seed if args.seed is not None else secrets.token_hex(8)
-    out = Path(args.out) / f"sprt-{seed}"
+    text, key = _seed_and_key(args)
+    seed = keyed_seed(text, key)
+    out = Path(args.out) / f"sprt-{text}"
     print(f"SPRT {new.name} vs {old.name}: H0 elo {args.elo0:g}, H1 elo {args.elo1:g}, alpha {args.alpha:g}, "
-          f"beta {args.beta:g}; bounds {sprt.lower:.3f} .. {sprt.upper:.3f}; seed {seed}")
+          f"beta {args.beta:g}; bounds {sprt.lower:.3f} .. {sprt.upper:.3f}; seed {text}, deal key {key} "
+          f"(the deals come from both: deal them again with {_seed_options(text, key)})")
 
     def report(pair: PairResult, test: Sprt) -> None:
         print(f"pair {pair.number:4d}: score {pair.score:g} (chips {pair.chips}); "
@@ -491,7 +509,9 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play one session among bot programs", description=_play.__doc__)
     play.add_argument("bots", nargs="+", metavar="BOT",
                       help="a bot: a shell-style command, or host:port / unix:PATH; NAME=... names it")
-    play.add_argument("--seed", help="the session seed (default: random, printed)")
+    play.add_argument("--seed", help="the session seed (default: random, printed); the deals come from it and a "
+                                     "fresh deal key, so that no bot can find the seed from its cards")
+    _deal_key_option(play)
     play.add_argument("--out", default=".", help="folder for the history and bot logs (default: current)")
     play.add_argument("--decision-ms", type=_limit("decision_ms"), default=1000,
                       help="time per decision (default 1000)")
@@ -558,7 +578,9 @@ def build_parser() -> argparse.ArgumentParser:
     sprt.add_argument("--concurrency", type=int, default=4, help="pairs in flight (default 4)")
     sprt.add_argument("--decision-ms", type=_limit("decision_ms"), default=1000,
                       help="time per decision (default 1000)")
-    sprt.add_argument("--seed", help="seed of the pairs' deals (default: random, printed)")
+    sprt.add_argument("--seed", help="seed of the pairs' deals (default: random, printed); the deals come from it "
+                                     "and a fresh deal key, so that no bot can find the seed from its cards")
+    _deal_key_option(sprt)
     sprt.add_argument("--out", default=".", help="folder for histories and logs (default: current)")
     _isolation_option(sprt)
     sprt.set_defaults(run=_sprt)
@@ -618,6 +640,19 @@ def _limit(key: str) -> Callable[[str], int]:
 
 def _cluster(text: str) -> str:
     problem = cluster_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def _deal_key_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--deal-key", metavar="HEX", type=_deal_key,
+                        help="the deal key a run printed (32 hex digits), to deal its cards again with its --seed "
+                             "(default: a fresh random key, printed)")
+
+
+def _deal_key(text: str) -> str:
+    problem = deal_key_problem(text)
     if problem is not None:
         raise argparse.ArgumentTypeError(problem)
     return text

@@ -10,12 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import GEORGIAN, Bet, Fault, Fold, Phase, SessionState, Show, georgian_value, turn_view
+from arena.match import keyed_seed
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY_BOT = ROOT / "tests" / "match" / "bots" / "faulty_bot.py"
 SVARA_SEED = "83"
-"""With call, threshold and an always-illegal bot, this seed gives pot 4 a svara that the faulty bot
-re-enters (and then folds with an unshown ace pair), and that bot a fault in every pot."""
+SVARA_KEY = "00000000000000000000000000000033"
+SVARA_DEALS = keyed_seed(SVARA_SEED, SVARA_KEY)
+"""With call, threshold and an always-illegal bot, `play --seed 83 --deal-key SVARA_KEY` deals a svara
+that the faulty bot re-enters, and gives that bot a fault in every pot."""
 PLAYERS = (
     f"call={sys.executable} {ROOT / 'sample_bots' / 'call_bot.py'}",
     f"threshold={sys.executable} {ROOT / 'sample_bots' / 'threshold_bot.py'}",
@@ -26,14 +29,15 @@ PLAYERS = (
 def play_svara_session(out: Path) -> Path:
     """Play the svara-and-faults session with real bot processes through `seka-arena play --out`;
     return the history (its replay pages are under `out/sessions/`)."""
-    subprocess.run([sys.executable, "-m", "arena", "play", "--quiet", "--seed", SVARA_SEED, "--out", str(out),
-                    "--isolation", "none", *PLAYERS], check=True, cwd=ROOT, timeout=120, capture_output=True)
+    subprocess.run([sys.executable, "-m", "arena", "play", "--quiet", "--seed", SVARA_SEED, "--deal-key", SVARA_KEY,
+                    "--out", str(out), "--isolation", "none", *PLAYERS],
+                   check=True, cwd=ROOT, timeout=120, capture_output=True)
     return out / f"play-{SVARA_SEED}.jsonl"
 
 
-def scripted_svara_session(seed: str = SVARA_SEED) -> SessionState:
+def scripted_svara_session() -> SessionState:
     """The same session in process: what the three bots of `PLAYERS` decide, applied to the engine."""
-    state = SessionState(GEORGIAN, bots=["call", "threshold", "faulty"], seed=seed, session=f"play-{seed}")
+    state = SessionState(GEORGIAN, bots=["call", "threshold", "faulty"], seed=SVARA_DEALS, session=f"play-{SVARA_SEED}")
     while not state.is_finished:
         seat = state.to_act
         if state.phase is Phase.SVARA_OFFER:
