@@ -55,6 +55,7 @@ from .engine import (
     svara_view,
     turn_view,
 )
+from .isolation import Stopped, Stopping, session_folder
 from .match import public_session_id, session_key
 from .protocol import PROTOCOL_VERSION, SERVICE_NAME
 from .transport import (
@@ -65,10 +66,7 @@ from .transport import (
     MalformedReplyError,
     NoticeBoard,
     Notices,
-    Stopped,
-    Stopping,
     open_bot,
-    session_folder,
     verify_reply,
 )
 

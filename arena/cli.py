@@ -27,6 +27,7 @@ from .checkbot import check_bot, print_check
 from .engine import GEORGIAN, ArenaError, Event, Rules, SessionState, check_seats, profile
 from .executor import cluster_problem
 from .history import write_history
+from .isolation import Isolation, default_isolation, verify_isolation
 from .match import deal_key_problem, keyed_seed, new_deal_key, public_session_id, run_session, session_key
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
 from .ratings import Sprt
@@ -46,7 +47,7 @@ from .tournament import (
     run_sprt,
     standings_table,
 )
-from .transport import BotSpec, Isolation, TimeLimit, default_isolation, is_address, verify_isolation, with_our_python
+from .transport import BotSpec, TimeLimit, is_address, with_our_python
 
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=BaseException)

@@ -13,8 +13,9 @@ from pathlib import Path
 import trio
 
 from arena.engine import GEORGIAN, SessionState
+from arena.isolation import BotProcess
 from arena.protocol import ADDRESS_ENV
-from arena.transport import BotConnection, BotProcess, BotSpec, TimeLimit, open_bot
+from arena.transport import BotConnection, BotSpec, TimeLimit, open_bot
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_BOTS = REPO / "sample_bots"

@@ -12,6 +12,7 @@ import pytest
 
 import arena.engine
 import arena.executor
+import arena.isolation
 import arena.match
 import arena.ratings
 import arena.report
@@ -21,8 +22,8 @@ import arena.storage
 import arena.tournament
 import arena.transport
 
-PACKAGES = [arena.engine, arena.executor, arena.match, arena.ratings, arena.report, arena.sdk, arena.service,
-            arena.storage, arena.tournament, arena.transport]
+PACKAGES = [arena.engine, arena.executor, arena.isolation, arena.match, arena.ratings, arena.report, arena.sdk,
+            arena.service, arena.storage, arena.tournament, arena.transport]
 
 
 def _at(module: str, qualname: str) -> object:
@@ -66,7 +67,7 @@ def test_reprs_and_tracebacks_say_the_public_path() -> None:
     assert repr(arena.engine.IllegalActionError) == "<class 'arena.engine.IllegalActionError'>"
     assert arena.transport.BotSpec.__module__ == "arena.transport"
     assert arena.sdk.Bet.__module__ == "arena.engine"  # re-exported: keeps the engine as its home
-    assert arena.tournament.Isolation.__module__ == "arena.transport"
+    assert arena.tournament.Isolation.__module__ == "arena.isolation"
     try:
         arena.engine.GEORGIAN.with_table(max_seats=1)
     except arena.engine.RulesError as error:

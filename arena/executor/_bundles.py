@@ -55,7 +55,7 @@ class Bundle:
 
 
 def _folders(spec: BotSpec) -> list[Path]:
-    # The folders the bot's command names, as `arena.transport.verify_bot_folders` finds them for
+    # The folders the bot's command names, as `arena.isolation.verify_bot_folders` finds them for
     # the sandbox, except an interpreter or a program found on PATH: every worker has its own.
     assert spec.command is not None and spec.cwd is not None
     cwd = Path(spec.cwd)

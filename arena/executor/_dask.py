@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ..engine import ArenaError
-from ..transport import BotSpec, Isolation
+from ..isolation import Isolation
+from ..transport import BotSpec
 from ._bundles import Bundle, pack_bundle, shipped_spec
 from ._jobs import JobOutcome, SessionJob
 from ._local import SessionExecutor

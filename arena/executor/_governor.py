@@ -8,7 +8,7 @@ decide at once. It starts at one session per core, before anything is measured. 
 is already running is never stopped: a lower limit takes effect as sessions end.
 
 A machine busy with other work still slows bots down; that is not measured here. The deadlines
-make up for it (time a bot could not use is not charged to it, see `arena.transport`), and the
+make up for it (time a bot could not use is not charged to it, see `arena.isolation`), and the
 runner warns when the arena's own event loop runs late.
 """
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import trio
 
 from ..engine import ArenaError
-from ..transport import Isolation, isolation_problem
+from ..isolation import Isolation, isolation_problem
 from ._bundles import unpack_bundle, unpacked_spec
 from ._jobs import JobOutcome, SessionJob, play_job
 

@@ -32,17 +32,8 @@ from ..engine import (
     svara_view,
     turn_view,
 )
-from ..transport import (
-    BotConnection,
-    BotFault,
-    BotPool,
-    BotSpec,
-    NoticeBoard,
-    Notices,
-    open_bot,
-    session_folder,
-    verify_reply,
-)
+from ..isolation import session_folder
+from ..transport import BotConnection, BotFault, BotPool, BotSpec, NoticeBoard, Notices, open_bot, verify_reply
 from ._ids import public_session_id, session_key
 
 

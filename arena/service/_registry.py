@@ -28,8 +28,9 @@ from pathlib import Path
 
 from ..checkbot import Check, check_bot
 from ..engine import ArenaError
+from ..isolation import Isolation
 from ..storage import write_atomically
-from ..transport import BotSpec, Isolation, with_our_python
+from ..transport import BotSpec, with_our_python
 from ._archive import ArchiveError, Manifest, archive_kind, read_manifest, unpack_archive
 from ._config import ServiceConfig
 from ._store import Author, NotYourBotError, ServiceStore, VersionRecord

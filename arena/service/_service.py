@@ -13,9 +13,9 @@ from typing import Any
 
 import trio
 
+from ..isolation import Isolation, default_isolation, verify_isolation
 from ..ratings import RatingError, SessionOutcome, Standing, comparison_groups, standings
 from ..tournament import Progress
-from ..transport import Isolation, default_isolation, verify_isolation
 from ._config import ServiceConfig
 from ._registry import Registry
 from ._store import ServiceStore, VersionRecord, VersionStatus

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import _util
-from ..transport import Isolation as Isolation
+from ..isolation import Isolation as Isolation
 from ._config import BotLimits as BotLimits
 from ._config import BotProcesses as BotProcesses
 from ._config import Bounds as Bounds

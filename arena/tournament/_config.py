@@ -24,7 +24,8 @@ from typing import Any
 
 from ..engine import GEORGIAN, Rules, format_amount
 from ..executor import cluster_problem
-from ..transport import Isolation, ProcessLimits, TimeLimit, is_address
+from ..isolation import Isolation, ProcessLimits
+from ..transport import TimeLimit, is_address
 from ._errors import ConfigProblem, TournamentConfigError
 from ._schedule import Format, count_sessions
 
@@ -363,7 +364,7 @@ class TournamentConfig:
     """The default limits (each participant's own are in `Participant.limits`)."""
     isolation: Isolation | None = None
     """How bot processes are fenced in; None (no `isolation:` key) leaves it to the machine:
-    `sandbox` where it can, else `none` with a warning (`arena.transport.default_isolation`)."""
+    `sandbox` where it can, else `none` with a warning (`arena.isolation.default_isolation`)."""
     restart_crashed: bool = True
     """Start a crashed bot again for its next session instead of folding it for the rest of the tournament."""
     cluster: str | None = None

@@ -30,7 +30,7 @@ import yaml
 
 from ..engine import GEORGIAN, PROFILE_SPECS, Amount, OptionSpec, ProfileSpec, RulesError, parse_amount
 from ..executor import cluster_problem
-from ..transport import Isolation
+from ..isolation import Isolation
 from ._config import (
     CONCURRENCY,
     LIMIT_BOUNDS,

@@ -33,6 +33,7 @@ import trio
 
 from ..engine import Amount, ArenaError, format_amount
 from ..executor import DaskExecutor, JobOutcome, LocalExecutor, SessionExecutor, SessionJob, is_remote
+from ..isolation import Isolation, SandboxError, arena_lag, default_isolation, verify_bot_folders, verify_isolation
 from ..match import public_session_id
 from ..ratings import SessionOutcome, Standing, standings
 from ..storage import (
@@ -47,15 +48,7 @@ from ..storage import (
     discard_partial_files,
     write_atomically,
 )
-from ..transport import (
-    BotSpec,
-    Isolation,
-    SandboxError,
-    arena_lag,
-    default_isolation,
-    verify_bot_folders,
-    verify_isolation,
-)
+from ..transport import BotSpec
 from ._config import RESULT_NEUTRAL, BotProcesses, Participant, TournamentConfig
 from ._loader import load_config
 from ._schedule import Plan, PlannedSession, commitment, plan
@@ -267,7 +260,7 @@ class TournamentRunner:
                 f"{outcome.worker}): a worker was lost with it" if outcome.attempt > 1 else None)))
 
         async def watch_the_loop() -> None:
-            # The arena's lateness is not charged to bots (see arena.transport), but it says the
+            # The arena's lateness is not charged to bots (see arena.isolation), but it says the
             # machine is busier than it can serve: worth a word to whoever runs the tournament.
             lag = arena_lag()
             while True:

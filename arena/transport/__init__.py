@@ -1,4 +1,4 @@
-"""trio + gRPC: launching bots, calling them under deadlines, converting engine views to messages."""
+"""trio + gRPC: starting bots (fenced in by `arena.isolation`), calling them under deadlines, speaking engine types."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ from ._bot import open_bot as open_bot
 from ._bot import with_our_python as with_our_python
 from ._bridge import call_unary as call_unary
 from ._convert import HelloInfo as HelloInfo
-from ._fairness import ArenaLag as ArenaLag
-from ._fairness import arena_lag as arena_lag
 from ._faults import BotFault as BotFault
 from ._faults import IllegalReplyError as IllegalReplyError
 from ._faults import MalformedReplyError as MalformedReplyError
@@ -24,22 +22,8 @@ from ._notices import NoticeBoard as NoticeBoard
 from ._notices import Notices as Notices
 from ._pool import BotPool as BotPool
 from ._pool import open_bot_pool as open_bot_pool
-from ._process import BotProcess as BotProcess
-from ._process import Stopped as Stopped
-from ._process import Stopping as Stopping
 from ._raw import RawClient as RawClient
 from ._raw import open_raw_client as open_raw_client
-from ._sandbox import DEFAULT_LIMITS as DEFAULT_LIMITS
-from ._sandbox import Isolation as Isolation
-from ._sandbox import ProcessLimits as ProcessLimits
-from ._sandbox import SandboxError as SandboxError
-from ._sandbox import default_isolation as default_isolation
-from ._sandbox import isolation_problem as isolation_problem
-from ._sandbox import remove_stale_cgroups as remove_stale_cgroups
-from ._sandbox import remove_stale_folders as remove_stale_folders
-from ._sandbox import session_folder as session_folder
-from ._sandbox import verify_bot_folders as verify_bot_folders
-from ._sandbox import verify_isolation as verify_isolation
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
 

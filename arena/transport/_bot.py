@@ -26,6 +26,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from .._proto.seka.v1 import seka_pb2 as pb
 from .._proto.seka.v1 import seka_pb2_grpc as pb_grpc
 from ..engine import Action, ArenaError, Fault, Rules, SvaraAnswer, SvaraView, TurnView
+from ..isolation import BotProcess, CallTime, Isolation, ProcessLimits, sandbox_env, seal_socket_folder
 from ..protocol import ADDRESS_ENV, SERVICE_NAME
 from ._bridge import PendingCall
 from ._convert import (
@@ -37,11 +38,8 @@ from ._convert import (
     svara_offer,
     turn_request,
 )
-from ._fairness import CallTime
 from ._faults import BotFault
 from ._notices import Notices, closing_notice
-from ._process import BotProcess
-from ._sandbox import Isolation, ProcessLimits, sandbox_env, seal_socket_folder
 
 LOGGER = logging.getLogger(__name__)
 _Request = TypeVar("_Request")
@@ -123,7 +121,7 @@ class TimeLimit:
     slack_ms: int = 50
     """Transport allowance on top of each call's limit."""
     grace_ms: int | None = None
-    """The most a call's limit is extended for time the bot could not use (see `_fairness`),
+    """The most a call's limit is extended for time the bot could not use (see `arena.isolation.CallTime`),
     slack included; None: four times `decision_ms`, and at least `_MIN_GRACE_MS`. Told in the Hello."""
 
     def __post_init__(self) -> None:
@@ -203,7 +201,7 @@ class Telemetry:
     """Fault counts by kind and reason (what happened, as the arena saw it)."""
     credited: list[float] = field(default_factory=list)
     """Seconds past the per-decision limit not charged to the bot, per call answered that way:
-    time it could not use (see `_fairness`)."""
+    time it could not use (see `arena.isolation.CallTime`)."""
     ready_seconds: float | None = None
     """From the start of its launch until its health service reported SERVING (None: not launched
     for this session, or never ready)."""

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import trio
 
+from ..isolation import session_folder
 from ._bot import BotConnection, BotSpec, launch_bot, open_bot, shut_down
-from ._sandbox import session_folder
 
 
 @dataclass(eq=False)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.transport import Isolation, isolation_problem
+from arena.isolation import Isolation, isolation_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKEN = Path(__file__).resolve().parent / "bots"

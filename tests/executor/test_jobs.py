@@ -10,9 +10,10 @@ import trio
 
 from arena.engine import GEORGIAN, profile
 from arena.executor import JobOutcome, LocalExecutor, SessionJob
+from arena.isolation import Isolation
 from arena.storage import SessionStatus
 from arena.tournament import TournamentRunner, load_config
-from arena.transport import BotSpec, Isolation, TimeLimit
+from arena.transport import BotSpec, TimeLimit
 
 from ..tournament._support import definition
 

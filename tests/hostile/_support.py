@@ -12,7 +12,8 @@ from typing import Any
 import yaml
 
 from arena.engine import GEORGIAN
-from arena.transport import BotSpec, Isolation, ProcessLimits, TimeLimit
+from arena.isolation import Isolation, ProcessLimits
+from arena.transport import BotSpec, TimeLimit
 
 from ..match._support import SAMPLE_BOTS, tagged
 

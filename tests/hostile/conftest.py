@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.transport import BotProcess, Isolation, isolation_problem
+from arena.isolation import BotProcess, Isolation, isolation_problem
 
 from ..match._support import assert_nothing_left, spy_on_launches, wait_until
 from ._support import marked_processes, mem_available, process_count

@@ -14,9 +14,10 @@ import pytest
 import trio
 
 from arena.engine import GEORGIAN
+from arena.isolation import Isolation, SandboxError
 from arena.match import SessionResult, run_session
 from arena.tournament import TournamentRunner, load_config
-from arena.transport import BotSpec, Isolation, SandboxError
+from arena.transport import BotSpec
 
 from ..match._support import SAMPLE_BOTS, records, wait_until
 from ._support import HOSTILE, LIMITS, RELAXED, SANDBOX, TWO_POTS, caller, hostile, reports, tournament_file

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from arena.engine import GEORGIAN, Rules
+from arena.isolation import DEFAULT_LIMITS, BotProcess, Isolation, ProcessLimits
+from arena.isolation._sandbox import SOCKET_FOLDER_BYTES
 from arena.match import SessionResult, run_session
-from arena.transport import DEFAULT_LIMITS, MAX_REPLY_BYTES, BotProcess, BotSpec, Isolation, ProcessLimits, TimeLimit
-from arena.transport._sandbox import SOCKET_FOLDER_BYTES
+from arena.transport import MAX_REPLY_BYTES, BotSpec, TimeLimit
 
 from ._support import LIMITS, RELAXED, SANDBOX, TWO_POTS, caller, hostile, reports
 

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from arena.engine import GEORGIAN
+from arena.isolation import Isolation
 from arena.match import run_session
-from arena.transport import BotSpec, Isolation, TimeLimit
+from arena.transport import BotSpec, TimeLimit
 
 from ..match._support import BOTS as MATCH_BOTS
 from ._support import NONE, RELAXED, SANDBOX, hostile, reports

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import arena
+from arena.isolation import Isolation
+from arena.isolation._sandbox import sandbox_uids
 from arena.storage import SessionRecord
 from arena.tournament import TournamentRunner, load_config
-from arena.transport import Isolation
-from arena.transport._sandbox import sandbox_uids
 
 from ._support import HOSTILE, NONE, SANDBOX, reports, tournament_file
 

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from arena.engine import GEORGIAN, Event
-from arena.transport import BotProcess, BotSpec, Isolation, ProcessLimits, TimeLimit
+from arena.isolation import BotProcess, Isolation, ProcessLimits
+from arena.transport import BotSpec, TimeLimit
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).resolve().parent / "bots"

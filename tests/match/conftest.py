@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.transport import BotProcess
+from arena.isolation import BotProcess
 
 from ._support import assert_nothing_left, spy_on_launches
 

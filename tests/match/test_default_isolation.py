@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.transport import BotProcess, Isolation, isolation_problem
+from arena.isolation import BotProcess, Isolation, isolation_problem
 
 from ._support import ROOT, SAMPLE_BOTS
 

@@ -17,9 +17,10 @@ import pytest
 import trio
 
 from arena.engine import Event, SessionState
+from arena.isolation import BotProcess, Isolation, ProcessLimits, isolation_problem, remove_stale_cgroups
+from arena.isolation._sandbox import _placement
 from arena.match import run_session
-from arena.transport import BotProcess, BotSpec, Isolation, ProcessLimits, isolation_problem, remove_stale_cgroups
-from arena.transport._sandbox import _placement
+from arena.transport import BotSpec
 
 from ._support import (
     BOTS,

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.engine import profile
+from arena.isolation import Isolation
 from arena.service import (
     Author,
     LadderConfig,
@@ -21,7 +22,6 @@ from arena.service import (
 from arena.service._registry import SubmissionsFrozenError
 from arena.service._store import from_iso
 from arena.tournament import load_config
-from arena.transport import Isolation
 
 from ._archives import sample_archive
 

@@ -15,6 +15,7 @@ import pytest
 import trio
 
 from arena.engine import GEORGIAN
+from arena.isolation import Isolation
 from arena.ratings import SessionOutcome
 from arena.service import (
     Author,
@@ -28,7 +29,6 @@ from arena.service import (
     open_service,
     table_information,
 )
-from arena.transport import Isolation
 
 from ._archives import sample_archive
 

@@ -12,9 +12,9 @@ import httpx
 import pytest
 
 from arena.engine import GEORGIAN
+from arena.isolation import Isolation
 from arena.service import Service, ServiceConfig, build_app, open_service
 from arena.service import _service as service_module
-from arena.transport import Isolation
 
 NOT_COMPARED = "not yet compared with the leading group: its sessions never met the rated bots"
 PLACEMENT = "in placement: no ladder session played yet"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.engine import ArenaError, parse_amount
+from arena.isolation import ProcessLimits
 from arena.tournament import (
     BotLimits,
     Format,
@@ -20,7 +21,7 @@ from arena.tournament import (
     load_config,
     parse_config,
 )
-from arena.transport import ProcessLimits, TimeLimit
+from arena.transport import TimeLimit
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.transport import Isolation, isolation_problem
+from arena.isolation import Isolation, isolation_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 WARNING = "deals not protected between mirrors"

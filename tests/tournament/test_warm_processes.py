@@ -21,9 +21,9 @@ import pytest
 
 from arena.cli import main
 from arena.engine import ArenaError
+from arena.isolation import Isolation, isolation_problem
 from arena.match import public_session_id
 from arena.tournament import TournamentRunner, load_config
-from arena.transport import Isolation, isolation_problem
 
 from ._support import ROOT, standings_of
 from ._support import definition as small_definition

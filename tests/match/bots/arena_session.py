@@ -19,8 +19,9 @@ from pathlib import Path
 import trio
 
 from arena.engine import GEORGIAN
+from arena.isolation import Isolation
 from arena.match import run_session
-from arena.transport import BotSpec, Isolation, TimeLimit
+from arena.transport import BotSpec, TimeLimit
 
 
 def main() -> None:

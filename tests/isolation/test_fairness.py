@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import trio
 
-from arena.transport import Isolation, ProcessLimits, isolation_problem
-from arena.transport._fairness import ArenaLag, CpuWatch, arena_lag
-from arena.transport._process import launch_prefix
-from arena.transport._sandbox import Cgroup
+from arena.isolation import Isolation, ProcessLimits, isolation_problem
+from arena.isolation._fairness import ArenaLag, CpuWatch, arena_lag
+from arena.isolation._process import launch_prefix
+from arena.isolation._sandbox import Cgroup
 
 CPU = min(os.sched_getaffinity(0))
 """The one CPU the spinners and their victims share."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.transport import (
+from arena.isolation import (
     DEFAULT_LIMITS,
     Isolation,
     ProcessLimits,
@@ -23,8 +23,8 @@ from arena.transport import (
     session_folder,
     verify_bot_folders,
 )
-from arena.transport._process import describe_exit, launch_prefix
-from arena.transport._sandbox import (
+from arena.isolation._process import describe_exit, launch_prefix
+from arena.isolation._sandbox import (
     DEFAULT_UIDS,
     UIDS_ENV,
     Cgroup,
@@ -232,8 +232,8 @@ def test_a_bot_command_may_name_nothing_of_the_arenas_in_any_spelling(tmp_path: 
 _HOLD_A_FOLDER = """
 import sys, time
 from pathlib import Path
-from arena.transport import session_folder
-from arena.transport._sandbox import mount_socket_folder
+from arena.isolation import session_folder
+from arena.isolation._sandbox import mount_socket_folder
 with session_folder() as folder:
     (folder / "bot-1").mkdir()
     mount_socket_folder(folder / "bot-1", 2_000_100_005)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import errno
 import struct
 
-from arena.transport._seccomp import ALLOWED_X86_64, SOCKET_FAMILIES, bot_filter, program
+from arena.isolation._seccomp import ALLOWED_X86_64, SOCKET_FAMILIES, bot_filter, program
 
 _X86_64 = 0xC000003E
 _ALLOW, _KILL = 0x7FFF0000, 0x80000000
