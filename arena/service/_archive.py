@@ -6,7 +6,13 @@ backslashes or drive letters), it must be a file, a folder or a link that stays 
 file, a fifo or a link out is refused), and the entries and their unpacked bytes must stay within
 the configured limits (counted again while the bytes are written, so a lying header gains
 nothing). Files are created by this code with `O_EXCL | O_NOFOLLOW` under folders it created
-itself, and symbolic links are made last, so nothing is ever written through a link. Modes are the
+itself, and symbolic links are made last, so nothing is ever written through a link; once all are
+made, each link's real path (through `..` and other links: `d1/l -> ..`, then `up -> d1/l/..`)
+must still lie in the folder. Nothing is read whole on a header's word: the tar stream is read
+forward through `_Inflated`, which refuses any one read over `_HEADER_BYTES` (tarfile reads a PAX
+or GNU long-name header's data in one read, of the size the header claims) and any stream longer
+than the limits allow; a zip's central directory is walked and its entries counted before zipfile
+builds an object per entry. Modes are the
 arena's own: folders 0755, files 0644 (0755 when the archive marks them executable), so a sandboxed
 bot running as another uid can read its folder and nothing more. A refused archive raises
 `ArchiveError` naming the entry and the rule; the caller removes the half-written folder.
@@ -14,13 +20,16 @@ bot running as another uid can read its folder and nothing more. A refused archi
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import posixpath
 import shlex
 import stat
+import struct
 import tarfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +44,11 @@ MANIFEST = "bot.yaml"
 _MANIFEST_KEYS = ("command", "language", "description")
 _MANIFEST_BYTES = 64 * 1024
 _CHUNK = 1 << 16
+_HEADER_BYTES = 1 << 16
+# The most one read of the tar stream may ask for: a member's data is read in `_CHUNK`s, so only a
+# PAX or GNU long-name header (whose data tarfile reads at once) asks for more.
+_ENTRY_OVERHEAD = 20 * 1024
+# Tar bytes allowed per entry beyond its data: its header, padding and a long name's header.
 
 
 class ArchiveError(ArenaError, ValueError):
@@ -88,10 +102,12 @@ def unpack_archive(data: bytes, destination: Path, *, limits: UploadLimits) -> M
             _unpack_zip(data, destination, limits)
         else:
             _unpack_tar(data, destination, limits)
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError) as error:
+    except (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as error:
         if isinstance(error, ArchiveError):
             raise
         raise ArchiveError(f"the {kind} archive cannot be read: {error}") from None
+    except RecursionError:  # tarfile reads a chain of extended headers by recursion
+        raise ArchiveError(f"the {kind} archive cannot be read: its extended headers are nested too deep") from None
     return read_manifest(destination)
 
 
@@ -238,11 +254,63 @@ class _Writer:
         for name, target in self.links:  # last, so that nothing was ever written through one
             self.folder(posixpath.dirname(name))
             os.symlink(target, self.root / name)
+        # Each target was checked alone, by its words; only now, with every link in place, does
+        # its real path show where it leads (`up -> d1/l/..` with `d1/l -> ..` leaves the folder).
+        root = os.path.realpath(self.root)
+        for name, target in self.links:
+            real = os.path.realpath(self.root / name)
+            if real != root and not real.startswith(root + os.sep):
+                raise ArchiveError(f"entry {name!r}: the link points to {target[:200]!r}, which leads outside the "
+                                   "bot's folder through other links")
+
+
+class _Inflated:
+    """The tar stream of a tar.gz for tarfile, decompressed as it is read, forward only, every read bounded.
+
+    tarfile reads a PAX or GNU long-name header's data in one read of the size the header claims
+    (a 1 MiB archive claiming 1 GiB took the service to 1.16 GiB for 69 s): a read over
+    `_HEADER_BYTES` is refused before a byte of it is decompressed, and so is a stream longer
+    than `budget`, skipped bytes included.
+    """
+
+    def __init__(self, data: bytes, *, budget: int) -> None:
+        self._gzip = gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb")
+        self._budget = budget
+        self._position = 0
+
+    def read(self, size: int = -1) -> bytes:
+        if size < 0 or size > _HEADER_BYTES:
+            shown = "all that is left" if size < 0 else f"{size} bytes"
+            raise ArchiveError(f"a header at byte {self._position} of the tar stream claims {shown} (a PAX or GNU "
+                               f"long-name header); at most {_HEADER_BYTES} are accepted")
+        if self._position + size > self._budget:
+            size = max(0, self._budget - self._position + 1)  # one byte past: to tell the end from the limit
+        chunk = self._gzip.read(size)
+        self._position += len(chunk)
+        if self._position > self._budget:
+            raise ArchiveError(f"the tar stream is longer than {self._budget} bytes, more than its limits allow "
+                               "(files, entries and their headers)")
+        return chunk
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, position: int, whence: int = io.SEEK_SET) -> int:
+        target = position if whence == io.SEEK_SET else self._position + position
+        if whence not in (io.SEEK_SET, io.SEEK_CUR) or target < self._position:
+            raise ArchiveError("the tar stream would have to be read backwards")
+        while self._position < target:  # skipped bytes are decompressed and counted too
+            if not self.read(min(_CHUNK, target - self._position)):
+                break
+        return self._position
 
 
 def _unpack_tar(data: bytes, root: Path, limits: UploadLimits) -> None:
     writer = _Writer(root, limits)
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+    budget = limits.unpacked_bytes + (limits.files + 1) * _ENTRY_OVERHEAD
+    stream = _Inflated(data, budget=budget)
+    # tarfile types its file object for writing too; it only reads, tells and seeks in mode "r".
+    with tarfile.TarFile(fileobj=stream, mode="r") as archive:  # type: ignore[arg-type]
         for member in _members(archive, limits):
             name = _checked_name(member.name)
             if not name:
@@ -292,6 +360,7 @@ def _members(archive: tarfile.TarFile, limits: UploadLimits) -> Iterator[tarfile
 
 def _unpack_zip(data: bytes, root: Path, limits: UploadLimits) -> None:
     writer = _Writer(root, limits)
+    _verify_zip_directory(data, limits)
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         infos = archive.infolist()
         if len(infos) > limits.files:
@@ -327,3 +396,33 @@ def _unpack_zip(data: bytes, root: Path, limits: UploadLimits) -> None:
                     writer.file(entry, source)
     writer.finish()
 
+
+
+_ZIP_END = struct.Struct("<4s4H2LH")
+_ZIP64_LOCATOR = struct.Struct("<4sLQL")
+_ZIP64_END = struct.Struct("<4sQ2H2L4Q")
+_ZIP_ENTRY = struct.Struct("<4s6H3L5H2L")
+
+
+def _verify_zip_directory(data: bytes, limits: UploadLimits) -> None:
+    # zipfile builds an object per entry of the central directory (found by its size, whatever
+    # count the end record claims) before anyone can count them: they are counted here first,
+    # by walking the directory's records without keeping any.
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - _ZIP_END.size - 0xFFFF))
+    if end < 0 or end + _ZIP_END.size > len(data):
+        return  # not a zip zipfile can open: it says so
+    size = _ZIP_END.unpack_from(data, end)[5]
+    if end >= _ZIP64_LOCATOR.size + _ZIP64_END.size:
+        locator = _ZIP64_LOCATOR.unpack_from(data, end - _ZIP64_LOCATOR.size)
+        if locator[0] == b"PK\x06\x07":
+            end -= _ZIP64_LOCATOR.size + _ZIP64_END.size
+            record = _ZIP64_END.unpack_from(data, end)
+            if record[0] == b"PK\x06\x06":
+                size = record[8]
+    position, count = end - size, 0
+    while 0 <= position <= end - _ZIP_ENTRY.size and data[position:position + 4] == b"PK\x01\x02":
+        count += 1
+        if count > limits.files:
+            raise ArchiveError(f"the archive holds more than {limits.files} entries")
+        fields = _ZIP_ENTRY.unpack_from(data, position)
+        position += _ZIP_ENTRY.size + fields[10] + fields[11] + fields[12]

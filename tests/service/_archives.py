@@ -3,8 +3,10 @@ kind of hostile archive the service must refuse."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import stat
+import struct
 import tarfile
 import zipfile
 from collections.abc import Callable
@@ -70,6 +72,10 @@ REFUSED: dict[str, tuple[Callable[[], bytes], str]] = {
                                "outside the bot's folder"),
     "hard link out": (lambda: tar_gz([*GOOD, member("shadow", tarfile.LNKTYPE, target="/etc/shadow")]),
                       "absolute paths are not accepted"),
+    "link chain out": (lambda: tar_gz([*GOOD, member("d1", tarfile.DIRTYPE),
+                                       member("d1/l", tarfile.SYMTYPE, target=".."),
+                                       member("up", tarfile.SYMTYPE, target="d1/l/..")]),
+                       "'d1/l/..', which leads outside the bot's folder through other links"),
     "write through a link": (lambda: tar_gz([*GOOD, member("lib", tarfile.SYMTYPE, target="."),
                                              file("lib/x.py", b"x")]), "which is not a folder"),
     "character device": (lambda: tar_gz([*GOOD, member("null", tarfile.CHRTYPE)]), "device files are not accepted"),
@@ -100,3 +106,29 @@ REFUSED: dict[str, tuple[Callable[[], bytes], str]] = {
                  "fifos are not accepted"),
 }
 """Each hostile archive, and the words its refusal must contain (the limits: 32 files, 2 MiB unpacked)."""
+
+
+def header_bomb(kind: bytes, claimed: int = 1 << 30) -> bytes:
+    """A tar.gz of about 1 MiB whose first header, a PAX header (`tarfile.XHDTYPE`) or a GNU long name
+    (`tarfile.GNUTYPE_LONGNAME`), claims `claimed` bytes of data, all there (zeros): what tarfile reads
+    in one go. Concatenated gzip members, so that only 64 MiB of zeros is ever compressed."""
+    info = tarfile.TarInfo("././@PaxHeader" if kind == tarfile.XHDTYPE else "././@LongLink")
+    info.type = kind
+    info.size = claimed
+    header = info.tobuf(format=tarfile.GNU_FORMAT)
+    chunk = 64 << 20
+    zeros = bytes(chunk)
+    first = gzip.compress(header + zeros[:chunk - len(header)], compresslevel=9, mtime=0)
+    return first + gzip.compress(zeros, compresslevel=9, mtime=0) * (claimed // chunk - 1)
+
+
+def zip_directory_bomb(entries: int) -> bytes:
+    """A zip's central directory of `entries` records of empty files, with one local entry (the first
+    bytes of a zip): zipfile builds an object for each record before anything counts them."""
+    records = [struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0, 0, 0, 0,
+                           0o100644 << 16, 0) + name for name in (f"{index:x}".encode() for index in range(entries))]
+    directory = b"".join(records)
+    local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, 1, 0) + b"0"
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, min(entries, 0xFFFF), min(entries, 0xFFFF), len(directory),
+                      len(local), 0)
+    return local + directory + end
