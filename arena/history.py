@@ -32,14 +32,18 @@ def history_text(events: Iterable[Event]) -> str:
     return "".join(event_line(event) + "\n" for event in events)
 
 
-def write_history(path: str | os.PathLike[str], events: Iterable[Event]) -> Path:
+def write_history(path: str | os.PathLike[str], events: Iterable[Event], *, once: bool = False) -> Path:
     """Write a history atomically (a synced temporary file, then rename), so a crash never leaves half a file.
 
+    Args:
+        once: a tournament's or the ladder's history: never replace another file at `path`.
+
     Raises:
+        arena.storage.AlreadyWrittenError: with `once`, `path` holds another history (left as it was).
         arena.storage.DiskFullError: no space left (no partial file is left behind).
         arena.storage.StorageError: any other failure to write.
     """
-    return write_atomically(path, history_text(events), encoding="ascii")
+    return write_atomically(path, history_text(events), encoding="ascii", once=once)
 
 
 def read_history(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ from croniter import croniter
 
 from ..engine import ArenaError, format_amount
 from ..report import write_report
+from ..storage import write_atomically
 from ..tournament import Progress, TournamentRunner, parse_config
 from ._service import Service
 from ._store import RunRecord, ScheduleRecord, ServiceStore, from_iso, iso
@@ -167,9 +168,8 @@ class Scheduler:
                 definition = await trio.to_thread.run_sync(self.definition, run)
                 self.store.start_run(run.id, definition)
             folder = self.folder(run)
-            folder.mkdir(parents=True, exist_ok=True)
             path = folder / "tournament.yaml"
-            path.write_text(definition, encoding="utf-8")
+            write_atomically(path, definition, private=True)  # its seed is secret until the run reveals it
             config = parse_config(definition, filename=str(path), base_dir=folder, path=path)
             runner = TournamentRunner(config, out=folder)
         except ArenaError as error:

@@ -47,6 +47,7 @@ from ..engine import Amount, ArenaError
 from ..history import write_history
 from ..match import public_session_id, run_session
 from ..ratings import ELO_PER_NAT, RatingError, SessionOutcome, bradley_terry
+from ..storage import StorageError, make_way_for_replay
 from ..tournament import block_seed, mirrors
 from ._service import Service
 from ._store import LadderFailure, LadderSession
@@ -187,6 +188,19 @@ class Ladder:
         self._lock = trio.Lock()
         self._secret: str | None = None
 
+    def verify_histories(self) -> None:
+        """Refuse to start a ladder over histories no stored session accounts for.
+
+        Raises:
+            StorageError: the store holds no ladder session but `ladder/histories/` holds histories:
+                they belong to a store that was lost or replaced.
+        """
+        histories = self.folder / "histories"
+        if not self.service.store.ladder_started() and histories.is_dir() and any(histories.glob("*.jsonl")):
+            raise StorageError(f"{histories} holds ladder histories, but {self.service.store.path} holds no ladder "
+                               "session: they belong to a service store that is gone; restore it, or move the "
+                               "folder away to start the ladder afresh")
+
     def secret(self) -> str:
         """The ladder's deal secret (drawn and stored on first use; bots never see it)."""
         if self._secret is None:
@@ -282,6 +296,9 @@ class Ladder:
     async def play(self, session: LadderSession) -> None:
         """Play one ladder session from its start and store its result."""
         store = self.service.store
+        path = self.folder / "histories" / f"{session.id}.jsonl"
+        # A history there already was written by an attempt killed before its result: kept aside.
+        await trio.to_thread.run_sync(lambda: make_way_for_replay(path, interrupted=session.attempts > 0))
         await trio.to_thread.run_sync(store.mark_ladder_running, session.id)
         versions = [store.version_by_id(seat) for seat in session.seating]
         specs = [self.service.registry.spec(version) for version in versions]
@@ -291,7 +308,7 @@ class Ladder:
                                    log_dir=self.folder / "logs" / session.id,
                                    hidden=self.service.registry.folder.hidden())
         history = await trio.to_thread.run_sync(
-            lambda: write_history(self.folder / "histories" / f"{session.id}.jsonl", result.events))
+            lambda: write_history(path, result.events, once=True))
         balances: list[Amount] = list(result.balances)
         faults = [0] * len(specs)
         for seat in result.seats:

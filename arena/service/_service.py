@@ -15,6 +15,7 @@ import trio
 
 from ..isolation import Isolation, default_isolation, verify_isolation
 from ..ratings import RatingError, SessionOutcome, Standing, comparison_groups, standings
+from ..storage import make_private_folder
 from ..tournament import Progress
 from ._config import ServiceConfig
 from ._registry import Registry
@@ -181,6 +182,6 @@ def open_service(config: ServiceConfig, *, clock: Callable[[], float] = time.tim
     else:
         verify_isolation(config.isolation)
         isolation, warning = config.isolation, None
-    config.data.mkdir(parents=True, exist_ok=True)
+    make_private_folder(config.data)  # it holds the ladder's secret: 0700 when the service makes it
     store = ServiceStore.open(config.data / "service.sqlite", clock=clock)
     return Service(config, store, isolation=isolation, isolation_warning=warning)

@@ -32,7 +32,18 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Amount, ArenaError, format_amount, parse_amount
-from ..storage import DiskFullError, Migration, StorageError, apply_migrations, is_disk_full, write_transaction
+from ..storage import (
+    DiskFullError,
+    Migration,
+    StorageError,
+    StoreKind,
+    create_store_file,
+    is_disk_full,
+    make_private,
+    refuse_empty,
+    verify_schema,
+    write_transaction,
+)
 
 _TOKEN_BYTES = 32
 
@@ -124,6 +135,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     )),
 )
 """The service's schema, oldest first (never edit one that shipped: add another)."""
+
+SERVICE_STORE = StoreKind("service store", MIGRATIONS, starts="a new service", elsewhere="use another data folder")
 
 
 class VersionStatus(enum.Enum):
@@ -280,26 +293,43 @@ class ServiceStore:
 
     @classmethod
     def open(cls, path: Path, *, clock: Callable[[], float] = time.time) -> ServiceStore:
-        """Open (creating it and its folder if needed) and bring the schema up to date.
+        """Open (creating it, 0600, and its folder if needed) and bring the schema up to date.
+
+        A file that is there is used only if it is a service store: one that is empty, not SQLite,
+        or another store's is refused and left as it is (taking it for a new store would lose every
+        author, token and version, and the new ladder would overwrite the old one's histories).
 
         Raises:
-            StorageError: not a service file, written by a newer version, or cannot use WAL.
+            StorageError: not a service store (empty, not SQLite, another schema), written by a newer
+                version, or cannot use WAL.
+            DiskFullError: no space left to create it.
         """
-        path.parent.mkdir(parents=True, exist_ok=True)
+        where = str(path)
+        now = lambda: iso(clock())  # noqa: E731
+        if not path.exists():
+            create_store_file(path, SERVICE_STORE, now)
+        refuse_empty(where, SERVICE_STORE)
         try:
+            make_private(path)
             connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        except (OSError, sqlite3.Error) as error:
+            raise StorageError(f"cannot use service store {path}: {error}") from error
+        try:
             connection.execute("PRAGMA busy_timeout = 30000")
+            verify_schema(connection, where, SERVICE_STORE, upgrade=now)
             mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
-                raise StorageError(f"service file {path} cannot use write-ahead logging (journal mode {mode})")
+                raise StorageError(f"service store {path} cannot use write-ahead logging (journal mode {mode})")
             connection.execute("PRAGMA synchronous = FULL")
             connection.execute("PRAGMA foreign_keys = ON")
-            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if tables and "authors" not in tables:
-                raise StorageError(f"{path} is an SQLite file, but not a seka-arena service store")
-            apply_migrations(connection, MIGRATIONS, now=lambda: iso(clock()))
         except sqlite3.Error as error:
-            raise StorageError(f"cannot use service file {path}: {error}") from error
+            connection.close()
+            if is_disk_full(error):
+                raise DiskFullError(path.parent, f"opening {path.name}") from error
+            raise StorageError(f"cannot use service store {path}: {error}") from error
+        except BaseException:
+            connection.close()
+            raise
         return cls(connection, path, clock)
 
     def close(self) -> None:
@@ -511,6 +541,10 @@ class ServiceStore:
                           "'finished') ORDER BY block, mirror", (block, block, int(unfinished)))
         found = [_ladder(row) for row in rows]
         return [session for session in found if version is None or version in session.seating]
+
+    def ladder_started(self) -> bool:
+        """Whether the ladder has planned a block yet."""
+        return bool(self._read("SELECT 1 FROM ladder_sessions LIMIT 1"))
 
     def ladder_session(self, session_id: str) -> LadderSession | None:
         rows = self._read("SELECT * FROM ladder_sessions WHERE id = ?", (session_id,))

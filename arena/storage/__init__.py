@@ -6,15 +6,24 @@ The file lives in a results folder that one arena holds at a time.
 from __future__ import annotations
 
 from .. import _util
+from ._errors import AlreadyWrittenError as AlreadyWrittenError
 from ._errors import DefinitionMismatchError as DefinitionMismatchError
 from ._errors import DiskFullError as DiskFullError
 from ._errors import StorageError as StorageError
 from ._errors import is_disk_full as is_disk_full
+from ._files import StoreKind as StoreKind
+from ._files import create_store_file as create_store_file
+from ._files import make_private as make_private
+from ._files import refuse_empty as refuse_empty
+from ._files import verify_schema as verify_schema
 from ._folder import LOCK_FILE as LOCK_FILE
+from ._folder import PRIVATE_FILE as PRIVATE_FILE
 from ._folder import FolderBusyError as FolderBusyError
 from ._folder import FolderLock as FolderLock
 from ._folder import FolderReadOnlyError as FolderReadOnlyError
 from ._folder import discard_partial_files as discard_partial_files
+from ._folder import make_private_folder as make_private_folder
+from ._folder import make_way_for_replay as make_way_for_replay
 from ._folder import write_atomically as write_atomically
 from ._migrations import MIGRATIONS as MIGRATIONS
 from ._migrations import Migration as Migration

@@ -17,6 +17,10 @@ class DefinitionMismatchError(StorageError):
     """A resumed run whose definition or plan differs from the one the results file was started with."""
 
 
+class AlreadyWrittenError(StorageError):
+    """A file written once (a history) exists already with other contents: it is never replaced."""
+
+
 class DiskFullError(StorageError):
     """The device holding a results folder (or a history) has no space left, or the quota is spent.
 

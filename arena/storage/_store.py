@@ -41,8 +41,8 @@ import yaml
 
 from ..engine import Amount, format_amount, parse_amount
 from ._errors import DefinitionMismatchError, DiskFullError, StorageError, is_disk_full
-from ._folder import PARTIAL_SUFFIX, sync_folder
-from ._migrations import MIGRATIONS, Migration, apply_migrations
+from ._files import StoreKind, create_store_file, make_private, refuse_empty, verify_schema
+from ._migrations import MIGRATIONS, apply_migrations
 from ._transactions import write_transaction
 
 
@@ -195,8 +195,10 @@ class Store:
                 raise
             return cls(connection, where, clock=clock, read_only=True)
         if where != ":memory:" and not os.path.exists(where):
-            _create(Path(where), clock)
-        _refuse_empty(where)
+            create_store_file(Path(where), RESULTS_FILE, lambda: _iso(clock()))
+        refuse_empty(where, RESULTS_FILE)
+        if where != ":memory:":
+            _private(where)
         try:
             connection = sqlite3.connect(where, isolation_level=None, check_same_thread=False, timeout=30.0)
         except sqlite3.Error as error:
@@ -559,61 +561,22 @@ def _definition_changes(stored: str, new: str) -> list[str]:
 
 # --- creating, checking and reading results files ------------------------------------------------
 
+RESULTS_FILE = StoreKind("results file", MIGRATIONS, starts="a new tournament", elsewhere="use another results folder")
+"""A tournament's results file, as `create_store_file` and `verify_schema` name it."""
 
-def _create(target: Path, clock: Callable[[], float]) -> None:
-    """Build a new, empty store beside `target` and link it into place whole.
 
-    Until the link, nothing exists at `target`: a file there is always a complete store. Another
-    process that created the file meanwhile wins, and its file is used.
-    """
+def _private(where: str) -> None:
+    # The file holds the tournament's secret until it is revealed; one an older version made 0644 is made 0600.
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_private(where)
     except OSError as error:
-        if is_disk_full(error):
-            raise DiskFullError(target.parent, f"creating {target.name}") from error
-        raise StorageError(f"cannot create the folder of results file {target}: {error.strerror}") from error
-    temporary = target.with_name(f"{target.name}.{os.getpid()}{PARTIAL_SUFFIX}")
-    leftovers = [temporary, *(temporary.with_name(temporary.name + suffix) for suffix in ("-journal", "-wal", "-shm"))]
-    try:
-        connection = sqlite3.connect(temporary, isolation_level=None)
-        try:
-            connection.execute("PRAGMA synchronous = FULL")
-            apply_migrations(connection, MIGRATIONS, now=lambda: _iso(clock()))
-            connection.execute("PRAGMA journal_mode = WAL")
-        finally:
-            connection.close()
-        try:
-            os.link(temporary, target)
-        except FileExistsError:
-            pass
-        except OSError:
-            if not target.exists():  # a filesystem without hard links
-                os.rename(temporary, target)
-        sync_folder(target.parent)
-    except (OSError, sqlite3.Error, StorageError) as error:
-        if is_disk_full(error):
-            raise DiskFullError(target.parent, f"creating {target.name}") from error
-        if isinstance(error, StorageError):
-            raise
-        raise StorageError(f"cannot create results file {target}: {error}") from error
-    finally:
-        for path in leftovers:
-            try:
-                path.unlink(missing_ok=True)
-            except OSError:
-                pass
-
-
-def _refuse_empty(where: str) -> None:
-    if where != ":memory:" and os.path.isfile(where) and os.path.getsize(where) == 0:
-        raise StorageError(f"{where} is empty (0 bytes): it is not a seka-arena results file, and it is not "
-                           "taken for a new tournament; restore the results file, or move it away to start afresh")
+        raise StorageError(f"cannot make results file {where} private (0600): {error.strerror}") from error
 
 
 def _connect_read_only(where: str) -> sqlite3.Connection:
     if not os.path.isfile(where):
         raise StorageError(f"no results file at {where}")
-    _refuse_empty(where)
+    refuse_empty(where, RESULTS_FILE)
     uri = "file:" + urllib.parse.quote(os.path.abspath(where)) + "?mode=ro"
     connection = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30.0)
     try:
@@ -635,44 +598,5 @@ def _connect_read_only(where: str) -> sqlite3.Connection:
 
 def _verify_store(connection: sqlite3.Connection, where: str, *, upgrade: Callable[[], float] | None) -> None:
     """Refuse a file that is not a results file of this schema; apply missing migrations when `upgrade` (a clock)."""
-    try:
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.DatabaseError as error:
-        raise StorageError(f"{where} is not a seka-arena results file (not an SQLite database: {error})") from error
-    if "migrations" not in tables:
-        raise StorageError(f"{where} is not a seka-arena results file (an SQLite database without its migrations "
-                           "table); it is not taken for a new tournament: use another results folder")
-    if upgrade is not None:
-        clock = upgrade
-        apply_migrations(connection, MIGRATIONS, now=lambda: _iso(clock()))
-    applied = [row[0] for row in connection.execute("SELECT name FROM migrations ORDER BY name")]
-    known = [migration.name for migration in MIGRATIONS]
-    unknown = sorted(set(applied) - set(known))
-    if unknown:
-        raise StorageError(f"the database was written by a newer seka-arena: unknown migrations {', '.join(unknown)}")
-    if applied != known:
-        raise StorageError(f"{where} was written by an older seka-arena: open it once where it can be written, "
-                           "to bring its schema up to date")
-    reference, found = _reference_schema(), _schema(connection)
-    differs = sorted(name for name in reference.keys() | found.keys() if reference.get(name) != found.get(name))
-    if differs:
-        raise StorageError(f"{where} is not a seka-arena results file of this schema (differs in: "
-                           f"{', '.join(differs)}); it is not used: restore it, or use another results folder")
-
-
-def _schema(connection: sqlite3.Connection) -> dict[str, tuple[str, str, str]]:
-    rows = connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
-    return {name: (kind, table, sql) for kind, name, table, sql in rows}
-
-
-_REFERENCE: dict[tuple[Migration, ...], dict[str, tuple[str, str, str]]] = {}
-
-
-def _reference_schema() -> dict[str, tuple[str, str, str]]:
-    # What every migration gives a fresh database; built once per process.
-    if MIGRATIONS not in _REFERENCE:
-        memory = sqlite3.connect(":memory:", isolation_level=None)
-        apply_migrations(memory, MIGRATIONS, now=lambda: "")
-        _REFERENCE[MIGRATIONS] = _schema(memory)
-        memory.close()
-    return _REFERENCE[MIGRATIONS]
+    clock = upgrade
+    verify_schema(connection, where, RESULTS_FILE, upgrade=None if clock is None else lambda: _iso(clock()))

@@ -46,6 +46,7 @@ from ..storage import (
     StorageError,
     Store,
     discard_partial_files,
+    make_way_for_replay,
     write_atomically,
 )
 from ..transport import BotSpec
@@ -315,7 +316,14 @@ class TournamentRunner:
                           public_id=public_session_id(self.config.seed, record.id), rules=self.config.rules,
                           bots=tuple(self._spec_for(name) for name in record.table))
 
+    def history_path(self, record: SessionRecord) -> Path:
+        """Where a session's history is written (once: never replaced)."""
+        return self.directory / "histories" / f"{record.id}.jsonl"
+
     async def _play(self, record: SessionRecord, executor: SessionExecutor) -> JobOutcome | None:
+        # A history there already was written by an attempt killed before its result: kept aside.
+        await trio.to_thread.run_sync(lambda: make_way_for_replay(self.history_path(record),
+                                                                  interrupted=record.attempts > 0))
         await trio.to_thread.run_sync(self.store.mark_running, record.id)
         outcome = await executor.play(self.job(record))
         return outcome if await trio.to_thread.run_sync(self.record, record, outcome) else None
@@ -332,7 +340,7 @@ class TournamentRunner:
             if Path(name).name != name or not name.endswith(".log"):
                 raise ArenaError(f"session {record.id}: a worker returned the log file {name!r}, not a *.log name")
             write_atomically(self.directory / "logs" / record.id / name, data)
-        history = write_atomically(self.directory / "histories" / f"{record.id}.jsonl", outcome.history)
+        history = write_atomically(self.history_path(record), outcome.history, once=True)
         for bot in outcome.crashed:
             self._crashed.add(bot)
         balances = {record.table[seat]: balance for seat, balance in enumerate(outcome.balances)}

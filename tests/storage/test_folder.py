@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from arena.storage import FolderBusyError, FolderLock, StorageError, discard_partial_files, write_atomically
+from arena.storage import (
+    AlreadyWrittenError,
+    FolderBusyError,
+    FolderLock,
+    StorageError,
+    discard_partial_files,
+    write_atomically,
+)
 
 
 def test_a_folder_has_one_holder_at_a_time_even_within_a_process(tmp_path: Path) -> None:
@@ -61,3 +69,22 @@ def test_leftover_partial_files_are_discarded_and_nothing_else(tmp_path: Path) -
         path.write_text("x")
     assert sorted(discard_partial_files(tmp_path)) == sorted(leftovers)
     assert all(path.exists() for path in kept) and not any(path.exists() for path in leftovers)
+
+
+def test_a_file_written_once_is_never_replaced_but_the_same_bytes_again_are_its_own(tmp_path: Path) -> None:
+    path = tmp_path / "histories" / "s0001.jsonl"
+    write_atomically(path, "first\n", once=True)
+    write_atomically(path, "first\n", once=True)  # a retry that wrote the same: nothing is replaced
+    with pytest.raises(AlreadyWrittenError, match="exists already and holds something else"):
+        write_atomically(path, "second\n", once=True)
+    assert path.read_text() == "first\n"
+    assert sorted(item.name for item in path.parent.iterdir()) == ["s0001.jsonl"]
+
+
+def test_a_private_file_is_0600_whatever_the_umask(tmp_path: Path) -> None:
+    old = os.umask(0)
+    try:
+        written = write_atomically(tmp_path / "secret.yaml", "seed: x\n", private=True)
+        assert stat.S_IMODE(written.stat().st_mode) == 0o600
+    finally:
+        os.umask(old)

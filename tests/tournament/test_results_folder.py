@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import stat
 import subprocess
 from pathlib import Path
 
@@ -143,3 +144,49 @@ def test_ratings_only_reads_a_folder_a_run_holds_and_with_print_only(
     assert main(["ratings", str(results)]) == 0
     assert "not rewritten" not in capsys.readouterr().out
     assert (results / "standings.json").read_text() == (finished / "out/results/small/standings.json").read_text()
+
+
+# --- private folders, histories written once ---------------------------------------------------
+
+def test_a_results_folder_is_private_and_its_store_is_readable_by_its_owner_only(finished: Path) -> None:
+    results = finished / "out" / "results" / "small"
+    assert stat.S_IMODE(results.stat().st_mode) == 0o700
+    assert stat.S_IMODE((results / "tournament.sqlite").stat().st_mode) == 0o600
+
+
+def _unfinish(results: Path, session: str, *, attempts: int) -> None:
+    # As a run killed after the session's history was written and before its result was stored leaves it.
+    with sqlite3.connect(results / "tournament.sqlite") as connection:
+        connection.execute("DELETE FROM fault_reasons WHERE session = ?", (session,))
+        connection.execute("UPDATE sessions SET status = ?, attempts = ?, balances = NULL, winners = NULL, "
+                           "faults = NULL, telemetry = NULL, history_path = NULL, finished_at = NULL WHERE id = ?",
+                           ("running" if attempts else "planned", attempts, session))
+    connection.close()
+
+
+def test_a_history_an_interrupted_attempt_left_is_kept_aside_and_the_replay_writes_its_own(
+        finished: Path, tmp_path: Path) -> None:
+    results = copy_finished(finished, tmp_path)
+    _unfinish(results, "s0002", attempts=1)
+    left = results / "histories" / "s0002.jsonl"
+    left.write_text(left.read_text() + "an interrupted attempt's own line\n")
+    interrupted = left.read_bytes()
+    assert main(["run", str(tmp_path / "small.yaml"), "--out", str(tmp_path / "out"), "--no-report"]) == 0
+    assert (results / "histories" / "s0002.jsonl.interrupted-1").read_bytes() == interrupted
+    assert left.read_bytes() == (finished / "out/results/small/histories/s0002.jsonl").read_bytes()
+    assert_results_agree(results)
+    assert [row["attempts"] for row in rows(results)] == [1, 2, 1, 1, 1, 1]
+
+
+def test_a_history_no_attempt_of_this_store_wrote_is_never_replaced(
+        finished: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = copy_finished(finished, tmp_path)
+    _unfinish(results, "s0003", attempts=0)
+    history = results / "histories" / "s0003.jsonl"
+    history.write_text("another store's history\n")
+    capsys.readouterr()
+    assert main(["run", str(tmp_path / "small.yaml"), "--out", str(tmp_path / "out"), "--no-report"]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and f"{history} exists already, but its session was never played" in error, error
+    assert history.read_text() == "another store's history\n"
+    assert [row["status"] for row in rows(results)][2] == "planned"
