@@ -19,8 +19,21 @@ from typing import Literal
 
 import pytest
 
-from arena.engine import DECK_36, GEORGIAN, Dealt, SessionStarted, SessionState, deck_order, draw_first_dealer
+from arena.engine import (
+    DECK_21,
+    DECK_24,
+    DECK_32,
+    DECK_36,
+    GEORGIAN,
+    Dealt,
+    SessionStarted,
+    SessionState,
+    deck_order,
+    draw_first_dealer,
+    profile,
+)
 from arena.engine._shuffle import _uniform_below
+from arena.policies import RandomPolicy, play_in_process
 from arena.tournament import parse_config, plan
 from arena.tournament._schedule import block_seed, commitment
 from tests.engine._support import Style, play_out
@@ -62,15 +75,18 @@ class _DocsReading:
             if w < limit:
                 return w % n
 
-    def starting_deck(self) -> list[str]:
+    def starting_deck(self, size: int = 36) -> list[str]:
+        ranks = {36: "6789TJQKA", 32: "789TJQKA", 24: "6789TA", 21: "9TJQKA"}[size]
         if self.rank_major_deck:
-            return [rank + suit for rank in "6789TJQKA" for suit in "cdhs"]
-        return [rank + suit for suit in "cdhs" for rank in "6789TJQKA"]
+            cards = [rank + suit for rank in ranks for suit in "cdhs"]
+        else:
+            cards = [rank + suit for suit in "cdhs" for rank in ranks]
+        return [card for card in cards if size != 21 or card[0] != "9" or card == "9c"]  # seka21: the 9c only
 
-    def deck_order(self, seed: str, pot: int, replay: int) -> list[str]:
-        cards = self.starting_deck()
+    def deck_order(self, seed: str, pot: int, replay: int, size: int = 36) -> list[str]:
+        cards = self.starting_deck(size)
         words = self.words(f"seka-deal|{seed}|{pot}|{replay}")
-        positions = range(35, 0, -1) if self.last_position_down else range(1, 36)
+        positions = range(size - 1, 0, -1) if self.last_position_down else range(1, size)
         for i in positions:
             j = self.below(words, i + 1)
             cards[i], cards[j] = cards[j], cards[i]
@@ -106,6 +122,20 @@ def _deals(vector: dict[str, str]) -> list[tuple[int, int, list[str]]]:
     return deals
 
 
+def _size(vector: dict[str, str]) -> int:
+    return int(vector.get("deck", "36"))
+
+
+_DECKS = {36: DECK_36, 32: DECK_32, 24: DECK_24, 21: DECK_21}
+
+
+def _hands(vector: dict[str, str]) -> list[tuple[int, int, list[list[str]]]]:
+    """The `hands of N seats, C cards, pot 1 replay 0` lines: seats, hand size and each seat's cards."""
+    return [(int(match[1]), int(match[2]), [hand.split() for hand in value.split(" | ")])
+            for key, value in vector.items()
+            if (match := re.fullmatch(r"hands of (\d+) seats, (\d+) cards, pot 1 replay 0", key))]
+
+
 def _first_dealers(vector: dict[str, str]) -> list[tuple[int, int]]:
     return [(int(match[1]), int(value)) for key, value in vector.items()
             if (match := re.fullmatch(r"first dealer of (\d+) seats", key))]
@@ -114,9 +144,15 @@ def _first_dealers(vector: dict[str, str]) -> list[tuple[int, int]]:
 def _reproduces(reading: _DocsReading, vector: dict[str, str]) -> bool:
     names, block = _table(vector)
     seed = reading.block_seed(vector["secret"], names, block)
+    size = _size(vector)
+    first = reading.deck_order(seed, 1, 0, size)
+    starting = vector.get("starting deck")
     return (reading.commitment(vector["secret"]) == vector["commitment"] and seed == vector["block seed"]
+            and (starting is None or reading.starting_deck(size) == starting.split())
             and all(reading.first_dealer(seed, seats) == dealer for seats, dealer in _first_dealers(vector))
-            and all(reading.deck_order(seed, pot, replay) == order for pot, replay, order in _deals(vector)))
+            and all(reading.deck_order(seed, pot, replay, size) == order for pot, replay, order in _deals(vector))
+            and all([first[cards * seat : cards * seat + cards] for seat in range(seats)] == hands
+                    for seats, cards, hands in _hands(vector)))
 
 
 @pytest.mark.parametrize("vector", _vectors(), ids=lambda vector: vector["block message"])
@@ -128,8 +164,37 @@ def test_the_engine_reproduces_the_docs_vectors(vector: dict[str, str]) -> None:
     assert _first_dealers(vector)
     for seats, dealer in _first_dealers(vector):
         assert draw_first_dealer(seed, seats) == dealer
+    deck = _DECKS[_size(vector)]
+    if "starting deck" in vector:
+        assert [str(card) for card in deck] == vector["starting deck"].split()
     for pot, replay, order in _deals(vector):
-        assert [str(card) for card in deck_order(seed, pot, replay, DECK_36)] == order
+        assert [str(card) for card in deck_order(seed, pot, replay, deck)] == order
+
+
+def test_the_vectors_cover_every_deck_and_hand_size() -> None:
+    vectors = _vectors()
+    assert {_size(vector) for vector in vectors} == set(_DECKS)
+    assert {cards for vector in vectors for _, cards, _ in _hands(vector)} == {2, 3}
+
+
+@pytest.mark.parametrize(("name", "options"), [
+    ("georgian", {}), ("georgian", {"deck": "32"}), ("classic", {"deck": "24"}), ("classic", {"cards": "2"}),
+    ("seka36", {}), ("svara32", {}), ("seka21", {}),
+])
+def test_every_profiles_deals_follow_the_docs(name: str, options: dict[str, str]) -> None:
+    rules = profile(name, options).with_table(pots_per_session=3)
+    rng = random.Random(name + str(options))
+    size, cards = len(rules.deck), rules.cards
+    assert [str(card) for card in rules.deck] == DOCS.starting_deck(size)
+    for number in range(3):
+        seed = DOCS.block_seed(f"secret {number}", ["a", "b"], number + 1)
+        state = play_in_process(rules, [RandomPolicy(rng), RandomPolicy(rng)], seed=seed)
+        dealt = [event for event in state.events if isinstance(event, Dealt)]
+        assert dealt
+        for event in dealt:
+            order = DOCS.deck_order(seed, event.pot, event.replay, size)
+            assert {seat: [str(card) for card in hand] for seat, hand in event.hands.items()} == {
+                seat: order[cards * seat : cards * seat + cards] for seat in event.hands}
 
 
 @pytest.mark.parametrize("vector", _vectors(), ids=lambda vector: vector["block message"])
