@@ -11,7 +11,7 @@ carrying the ones left.
 For another profile (or `georgian` with options) the scenarios are built from what the profile
 has, with hands chosen from its own deck: a heads-up deal to a comparison (show, open or call),
 a tie (svara or split), and where the profile has them a dark turn without cards (a dark bet,
-then a look before acting), a stack too short for the stake (chips returned, the session cut
+then a look before acting), a stack too short for the stake (short of chips, the session cut
 short) and a multiway open. Their scripts name decisions by intent (`stay`, `raise`, `compare`,
 ...), resolved against the legal actions of the moment, so one script fits every profile.
 """
@@ -242,10 +242,10 @@ def profile_scenarios(rules: Rules) -> tuple[Scenario, ...]:
         short = profile(rules.name, {**rules.option_values, "stack": "5", "dark": "false"}
                         if "dark" in rules.option_values else {**rules.option_values, "stack": "5"})
         scenarios.append(Scenario(
-            "a stack too short for the stake: short of chips, chips returned, the session cut", seats=2,
+            "a stack too short for the stake: short of chips, the session cut", seats=2,
             bot_seat=1, rules=short.with_table(pots_per_session=2, max_actions=rules.max_actions),
             hands={(1, 0): {1: low, 0: high}}, script=("raise 3", "stay", "stay"),
-            expects=("short of chips", "returned chips", "session end")))
+            expects=("short of chips", "session end")))
     if rules.multiway_open:
         top, middle, bottom = _hand_roles(rules, ["high", "low", "low"])
         scenarios.append(Scenario(

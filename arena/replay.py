@@ -35,6 +35,7 @@ from .engine import (
     Show,
     Support,
     deck_order,
+    edition_of_history_format,
     parse_amount,
     profile,
     seeded_shuffler,
@@ -102,6 +103,7 @@ def _start(records: Sequence[dict[str, Any]], path: str) -> SessionState:
             max_bet=parse_amount(_field(first, "max_bet", 1, path)),
             max_actions=int(_field(first, "max_actions", 1, path)),
             pots_per_session=int(_field(first, "pots", 1, path)),
+            edition=edition_of_history_format(first.get("format", 1)),
         )
         bots = [seat["bot"] for seat in _field(first, "seats", 1, path)]
         seed = str(_field(first, "seed", 1, path))
@@ -220,7 +222,8 @@ def describe_event(record: dict[str, Any], names: Sequence[str]) -> str | None:
     if kind == "short":
         return f"  {names[record['seat']]} is short of chips: pays {record['paid']} of {record['needed']}"
     if kind == "returned":
-        return f"  {record['amount']} goes back to {names[record['seat']]}"
+        raised = f", the part of its raise of {record['raise']} left unmatched" if "raise" in record else ""
+        return f"  {record['amount']} goes back to {names[record['seat']]}{raised}"
     if kind == "split":
         seats = ", ".join(names[seat] for seat in record["seats"])
         return f"  Split: {seats} get {record['share']} each"

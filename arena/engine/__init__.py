@@ -66,7 +66,9 @@ from ._hands import seka21_value as seka21_value
 from ._hands import seka36_value as seka36_value
 from ._hands import svara32_value as svara32_value
 from ._rules import GEORGIAN as GEORGIAN
+from ._rules import HISTORY_FORMAT as HISTORY_FORMAT
 from ._rules import PROFILE_SPECS as PROFILE_SPECS
+from ._rules import RULES_EDITION as RULES_EDITION
 from ._rules import CurrentStake as CurrentStake
 from ._rules import Dark as Dark
 from ._rules import DarkMaxBet as DarkMaxBet
@@ -78,6 +80,7 @@ from ._rules import ProfileSpec as ProfileSpec
 from ._rules import Rules as Rules
 from ._rules import Tie as Tie
 from ._rules import check_seats as check_seats
+from ._rules import edition_of_history_format as edition_of_history_format
 from ._rules import profile as profile
 from ._shuffle import Shuffler as Shuffler
 from ._shuffle import deck_order as deck_order

@@ -50,10 +50,13 @@ class SessionStarted:
     """Every option of the profile; empty for `georgian` with every option at its default (as before options)."""
     stacks: tuple[Amount, ...] = ()
     """Each seat's starting stack (stake profiles); empty when the profile plays without stacks."""
+    format: int = 1
+    """The history format (docs/history.md); format 1 is written without the field."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "event": self.KIND,
+            **({"format": self.format} if self.format != 1 else {}),
             "session": self.session,
             "profile": self.profile,
             "seed": self.seed,
@@ -174,14 +177,20 @@ class ShortOfChips:
 
 @dataclass(frozen=True, slots=True)
 class ChipsReturned:
-    """The unmatched part of a seat's last payment goes back to it from the pot (short of chips)."""
+    """The part of a raise that a short payment does not match goes back to the raiser from the pot
+    (rules edition 2; edition 1 gave back the unmatched part of the other's last payment, whatever it was)."""
 
     KIND: ClassVar[str] = "returned"
     seat: int
     amount: Amount
+    raise_paid: Amount | None = None
+    """What the raise it comes from paid (edition 2); None in edition-1 histories, which do not record it."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"event": self.KIND, "seat": self.seat, "amount": format_amount(self.amount)}
+        record = {"event": self.KIND, "seat": self.seat, "amount": format_amount(self.amount)}
+        if self.raise_paid is not None:
+            record["raise"] = format_amount(self.raise_paid)
+        return record
 
 
 @dataclass(frozen=True, slots=True)

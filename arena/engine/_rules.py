@@ -89,6 +89,36 @@ class Tie(enum.Enum):
     """The tied players share the pot equally, exactly; nobody re-enters, no replay."""
 
 
+RULES_EDITION = 2
+"""The edition of the rules new sessions play. Edition 2 (2026-12-04) corrected the stake profiles' short
+of chips: only a raise is given back in part, and the ante is the table stake. Edition 1 is kept only so
+that a history written before it replays under the rules it was played with."""
+
+HISTORY_FORMAT = 2
+"""The format new histories are written in (docs/history.md); format 1 names no format."""
+
+_EDITION_OF_FORMAT = {1: 1, 2: 2}
+
+
+def edition_of_history_format(history_format: object) -> int:
+    """The rules edition a history of this format was played under.
+
+    >>> edition_of_history_format(1), edition_of_history_format(2)
+    (1, 2)
+    """
+    if type(history_format) is not int or history_format not in _EDITION_OF_FORMAT:
+        known = ", ".join(map(str, _EDITION_OF_FORMAT))
+        raise RulesError(f"unknown history format {history_format!r} (this arena reads formats {known})")
+    return _EDITION_OF_FORMAT[history_format]
+
+
+def history_format_of_edition(edition: int) -> int:
+    """The format a session of this rules edition writes its history in (an edition-1 session is a replay
+    of an old history, which must come out byte for byte as it was written)."""
+    return HISTORY_FORMAT if edition == RULES_EDITION else max(
+        fmt for fmt, of in _EDITION_OF_FORMAT.items() if of == edition)
+
+
 @dataclass(frozen=True)
 class Rules:
     """A profile with its options and table settings. Frozen: a session's rules never change mid-way."""
@@ -117,8 +147,12 @@ class Rules:
     multiway_open: bool = False
     stack: Amount | None = None
     """Chips each seat starts a session with (stake profiles); None: no stacks, no limit."""
+    edition: int = RULES_EDITION
+    """The rules edition (`RULES_EDITION`); an older one only to replay a history written under it."""
 
     def __post_init__(self) -> None:
+        if self.edition not in _EDITION_OF_FORMAT.values():
+            raise RulesError(f"unknown rules edition {self.edition!r}")
         if not 0 < self.opening_stake <= self.max_bet:
             raise RulesError(f"need 0 < opening_stake <= max_bet, not {self.opening_stake} and {self.max_bet}")
         if self.ante < 0:
@@ -132,6 +166,10 @@ class Rules:
         if self.betting.stacks:
             if self.max_seats != 2:
                 raise RulesError(f"a stake profile is heads-up, not for {self.min_seats}..{self.max_seats} seats")
+            if self.edition >= 2 and self.ante != self.opening_stake:
+                raise RulesError(f"a stake profile's ante is the table stake (seed 004): ante "
+                                 f"{format_amount(self.ante)} and opening_stake {format_amount(self.opening_stake)} "
+                                 "differ; set one of them, or both to the same amount")
             if self.stack is None or self.stack < self.ante + self.opening_stake:
                 raise RulesError(f"each stack must cover the ante and one stake ({format_amount(self.ante)} + "
                                  f"{format_amount(self.opening_stake)}), not {self.stack}")

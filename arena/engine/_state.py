@@ -76,7 +76,7 @@ from ._events import (
     SvaraDeclared,
 )
 from ._hands import HandValue
-from ._rules import CurrentStake, Ending, Rules, Tie
+from ._rules import CurrentStake, Ending, Rules, Tie, history_format_of_edition
 from ._shuffle import Shuffler, draw_first_dealer, seeded_shuffler
 
 
@@ -176,8 +176,6 @@ class SessionState:
         """Seats that have made a betting decision in this deal (an open needs both)."""
         self.payers: list[int] = []
         """Seats in the order they paid in this deal (the multiway open's previous payer)."""
-        self.last_paid: dict[int, Amount] = {}
-        """Each seat's last payment in this deal (what a short payment may leave unmatched)."""
         self.actions_in_deal = 0
         self.deal_actions: list[Acted] = []
         """This deal's actions so far, in order (what every seat's view shows): the `Acted` events since
@@ -203,7 +201,7 @@ class SessionState:
             max_actions=rules.max_actions, first_dealer=first_dealer,
             dealing="seeded" if shuffler is None else "stacked",
             options=() if rules.is_plain_georgian else rules.options,
-            stacks=() if stack is None else (stack,) * seats))
+            stacks=() if stack is None else (stack,) * seats, format=history_format_of_edition(rules.edition)))
         self._start_ordinary_deal(first_dealer)
         self._done(0)
 
@@ -491,18 +489,38 @@ class SessionState:
         seat = self._take_paying_turn(kind, amount)
         other = self._other(seat)
         if legal.short:
-            self._emit(ShortOfChips(seat, amount, self.stake * legal.pay_factor))
-            unmatched = self.last_paid.get(other, 0) - amount
-            if unmatched > 0:
-                self.balances[other] += unmatched
-                self.pot -= unmatched
-                self._emit(ChipsReturned(other, unmatched))
+            needed = self.stake * legal.pay_factor
+            self._emit(ShortOfChips(seat, amount, needed))
+            self._return_unmatched(other, amount, needed)
             compare = True
         if compare:
             self._compare((seat, other), ShowdownHeld)
         else:
             self._next_turn(seat)
         return self._done(mark)
+
+    def _return_unmatched(self, other: int, paid: Amount, needed: Amount) -> None:
+        """Short of chips: give back what the short payment leaves unmatched (PROFILES.md section 3).
+
+        Edition 2: only a raise is given back, the part of its payment that the short payment does not
+        match, `raise payment x (1 - paid / needed)` (so a dark factor on either side is respected); a
+        support, open, call or dark bet never is. Edition 1 gave back the other's last payment less the
+        short payment, whatever that payment was."""
+        last = next((action for action in reversed(self.deal_actions) if action.seat == other), None)
+        if last is None:  # the other has not paid in this deal yet
+            return
+        if self.rules.edition >= 2:
+            if last.kind != "raise":
+                return
+            unmatched = exact(last.amount * (1 - Fraction(paid) / needed))
+            returned = ChipsReturned(other, unmatched, raise_paid=last.amount)
+        else:
+            unmatched = last.amount - paid
+            returned = ChipsReturned(other, unmatched)
+        if unmatched > 0:
+            self.balances[other] += unmatched
+            self.pot -= unmatched
+            self._emit(returned)
 
     def verify_multiway_open(self) -> None:
         if self._betting_turn("open against the previous payer").multiway_amount is None:
@@ -660,7 +678,6 @@ class SessionState:
         self.balances[seat] -= amount
         self.pot += amount
         self.previous_bet = amount
-        self.last_paid[seat] = amount
         self.payers.append(seat)
         return seat
 
@@ -694,7 +711,6 @@ class SessionState:
         self.dark_seat = self.double_due = None
         self.acted = set()
         self.payers = []
-        self.last_paid = {}
         self.actions_in_deal = 0
         self.deal_actions = []
         self._emit(Dealt(self.pot_number, self.replay, self.dealer, dict(self.hands), unseen))

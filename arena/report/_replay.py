@@ -20,11 +20,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..engine import Amount, ArenaError, parse_amount
+from ..engine import HISTORY_FORMAT, Amount, ArenaError, parse_amount
 from ..storage import FaultReason
 
-FORMAT_VERSION = 1
-"""The history format version this viewer reads (docs/history.md, "Format version")."""
+FORMAT_VERSION = HISTORY_FORMAT
+"""The newest history format this viewer reads (docs/history.md, "Format version"); it reads every older one."""
+_READABLE_FORMATS = range(1, FORMAT_VERSION + 1)
 
 _CARD = re.compile(r"[6-9TJQKA][cdhs]")
 _SUITS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
@@ -328,8 +329,9 @@ class _Builder:
             amount = _amount(record, "amount", number)
             self.pot -= amount
             self.balances[seat] += amount
-            self.step(number, kind, f"{_text(amount)} goes back to {self.name(seat)}: the part of its last "
-                      "payment nobody matched", actor=seat)
+            what = (f"the part of its raise of {_text(_amount(record, 'raise', number))} the short payment did not "
+                    "match" if "raise" in record else "the part of its last payment nobody matched")
+            self.step(number, kind, f"{_text(amount)} goes back to {self.name(seat)}: {what}", actor=seat)
         elif kind == "session_cut":
             cut = _list(record, "seats", number, seats)
             self.step(number, kind, f"The session ends after {record.get('pots_played')} pots: "
@@ -528,10 +530,10 @@ def replay_data(records: Sequence[Mapping[str, Any]], *, seat: int | None = None
     builder = _Builder(start, seat=seat, reasons=fault_reasons or {})
     for number, record in enumerate(records[1:], start=2):
         builder.record(record, number)
-    version = start.get("format", FORMAT_VERSION)
+    version = start.get("format", 1)
     notes = list(builder.notes)
-    if version != FORMAT_VERSION:
-        notes.insert(0, f"this history says it is format {version!r}; this viewer reads format {FORMAT_VERSION}, "
+    if version not in _READABLE_FORMATS:
+        notes.insert(0, f"this history says it is format {version!r}; this viewer reads formats 1 to {FORMAT_VERSION}, "
                         "so anything it does not know is shown as plain fields")
     table = {key: start.get(key) for key in ("ante", "opening_stake", "max_bet", "pots", "max_actions")}
     return {

@@ -68,7 +68,7 @@ class Bot:
         """A seat could not cover the stake and paid all it had left."""
 
     def on_returned_chips(self, returned: ReturnedChips) -> None:
-        """The unmatched part of a payment went back to its payer."""
+        """The unmatched part of a raise went back to the raiser (not sent in play: docs/rules.md)."""
 
     def on_split(self, split: Split) -> None:
         """A tied pot was split (`tie: split`)."""

@@ -439,7 +439,8 @@ class ShortOfChips:
 
 @dataclass(frozen=True, slots=True)
 class ReturnedChips:
-    """The unmatched part of a payment went back to the seat that made it."""
+    """The part of a raise that a short payment did not match went back to the raiser (docs/rules.md; the
+    raise bound keeps every raise answerable, so the arena does not send it in play)."""
 
     session_id: str
     pot_number: int

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 import yaml
 
-from ..engine import GEORGIAN, PROFILE_SPECS, Amount, OptionSpec, ProfileSpec, RulesError, parse_amount
+from ..engine import GEORGIAN, PROFILE_SPECS, Amount, OptionSpec, ProfileSpec, RulesError, format_amount, parse_amount
 from ..executor import cluster_problem
 from ..isolation import Isolation
 from ._config import (
@@ -474,6 +474,16 @@ def read_rules(reader: ConfigReader, top: dict[str, ConfigEntry]) -> Any:
                           f"profile {spec.name!r} has no option {key!r} (its options: {have})")
     if len(reader.problems) > before or any(value is _BAD for value in (*settings.values(), *options.values())):
         return _BAD
+    if spec.rules().betting.stacks:
+        # Seed 004: the ante is the table stake. A file may set either; one set apart from the other is refused.
+        stake, ante = settings.get("opening_stake"), settings.get("ante")
+        if ante is None and stake is not None:
+            settings["ante"] = stake
+        elif ante is not None and ante != (1 if stake is None else stake):
+            return reader.report(table["ante"].key_line, "table.ante",
+                                 f"a {spec.name} table's ante is its table stake (opening_stake, "
+                                 f"{format_amount(1 if stake is None else stake)}), not {format_amount(ante)}: "
+                                 "leave ante out, or set opening_stake to the same amount")
     try:
         return spec.rules(options).with_table(**settings)
     except RulesError as error:

@@ -74,4 +74,4 @@ def test_rules_rebuild_from_their_name_options_and_table_settings() -> None:
     again = profile(rules.name, rules.option_values).with_table(**rules.table_settings())
     assert again == rules and again.evaluator is rules.evaluator and len(again.deck) == 32
     assert set(rules.table_settings()) == {"ante", "opening_stake", "max_bet", "max_actions", "pots_per_session",
-                                           "min_seats", "max_seats"}
+                                           "min_seats", "max_seats", "edition"}

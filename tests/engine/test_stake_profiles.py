@@ -29,6 +29,8 @@ from arena.engine import (
     redact_for,
     turn_view,
 )
+from arena.history import HistoryError
+from arena.replay import replay_records
 
 from ._profiles import replayed, stacked
 
@@ -105,7 +107,7 @@ def test_seka21_ends_with_an_open_and_values_pairs_across_suits() -> None:
     assert state.balances == [-3, 3]  # a pot of 5, seat 1 paid 2
 
 
-def test_short_of_chips_pays_what_is_left_compares_at_once_and_the_unmatched_part_goes_back() -> None:
+def test_short_of_chips_pays_what_is_left_compares_at_once_and_the_session_is_cut() -> None:
     state = _table("seka36", {"stack": 2}, pots=8, zero=_WEAK, one=_STRONG)
     state.support()  # seat 0: 1 left after the ante, now 0
     assert state.legal_actions().raise_min is None  # seat 0 could not answer a raise
@@ -113,18 +115,125 @@ def test_short_of_chips_pays_what_is_left_compares_at_once_and_the_unmatched_par
     legal = state.legal_actions()
     assert legal.short and legal.support_amount == 0 and legal.raise_min is None
     state.apply(Support())  # seat 0 cannot cover the stake of 1
-    kinds = [event.KIND for event in state.events[-7:]]
-    assert kinds == ["action", "short", "returned", "showdown", "pot_won", "session_cut", "session_end"]
-    short, returned = state.events[-6], state.events[-5]
+    kinds = [event.KIND for event in state.events[-6:]]
+    assert kinds == ["action", "short", "showdown", "pot_won", "session_cut", "session_end"]  # a support is kept
+    short = state.events[-5]
     assert isinstance(short, ShortOfChips) and (short.seat, short.paid, short.needed) == (0, 0, 1)
-    assert isinstance(returned, ChipsReturned) and (returned.seat, returned.amount) == (1, 1)
-    # Seat 1 wins the antes and seat 0's payment: 2 + 1; its own unmatched 1 came back.
-    assert state.balances == [-2, 2]
+    assert state.balances == [-2, 2]  # seat 1 takes the whole pot of 4
     cut, end = state.events[-2], state.events[-1]
     assert isinstance(cut, SessionCut) and cut.seats == (0,) and cut.pots_played == 1 and cut.stacks == (0, 4)
     assert isinstance(end, SessionEnded) and end.winners == (1,)
     assert state.pot_number == 1 and state.is_finished
     assert replayed(state).state.events == state.events
+
+
+def test_a_short_answer_to_a_support_gives_nothing_back_so_the_short_winner_takes_the_whole_pot() -> None:
+    """Seed 004 gives back only "any unmatched part of a raise": the support stays in the pot (edition 1
+    gave it back, and a short winner took 3 where it takes 4)."""
+    state = _table("seka36", {"stack": 2}, pots=8)  # seat 0 holds the stronger hand
+    state.support()
+    state.support()
+    state.support()  # seat 0 short, 0 of 1
+    assert not any(isinstance(event, ChipsReturned) for event in state.events)
+    assert state.balances == [2, -2]
+    assert replayed(state).state.events == state.events
+
+
+@pytest.mark.parametrize(("name", "ending"), [("seka36", Open()), ("seka21", Open()), ("svara32", Call())])
+def test_a_supported_all_in_raise_is_not_given_back_to_the_supporter(name: str, ending: Open | Call) -> None:
+    """docs/rules.md's worked example: B raises to 48 with 49 left, A supports 48 with all it has, B ends
+    the betting short for its last chip. The whole pot of 100 goes to the winner (edition 1 gave A's 47
+    back to A, and B won 53)."""
+    strong = "Ts Js As" if name == "seka21" else _STRONG
+    weak = "Th Qd Kc" if name == "seka21" else _WEAK
+    state = _table(name, zero=weak, one=strong)
+    state.support()  # A (seat 0): 48 left
+    state.raise_stake(48)  # B (seat 1): 1 left
+    assert not state.can_raise_stake(49)  # A could not answer more
+    state.support()  # A: 0 left
+    legal = state.legal_actions()
+    assert legal.short and (legal.open_amount if isinstance(ending, Open) else legal.call_amount) == 1
+    events = state.apply(ending)
+    assert [event.KIND for event in events[:4]] == ["action", "short", "showdown", "pot_won"]
+    assert events[3].to_json()["amount"] == "100" and state.balances == [-50, 50]
+    assert replayed(state).state.events == state.events
+
+
+def _shift(state: SessionState, chips: Fraction, to: int) -> None:
+    """Move chips between the two stacks (the stacks a later pot of the session could have left), and
+    work out the awaited turn again, as the engine does once per turn."""
+    state.balances[1 - to] -= chips
+    state.balances[to] += chips
+    state._done(len(state.events))
+
+
+def test_a_short_answer_to_a_dark_bet_gives_nothing_back() -> None:
+    state = _table("seka36", {"dark": True, "stack": 3})
+    _shift(state, Fraction(3, 2), to=0)  # the dealer (seat 1) holds 1/2 after its ante
+    state.dark_bet(1)  # seat 0, unread: the dealer pays twice, 2
+    legal = state.legal_actions()
+    assert legal.short and legal.pay_factor == 2 and legal.support_amount == Fraction(1, 2)
+    short = state.support()[1]
+    assert isinstance(short, ShortOfChips) and (short.paid, short.needed) == (Fraction(1, 2), 2)
+    assert not any(isinstance(event, ChipsReturned) for event in state.events)  # edition 1 gave back 1/2
+    assert state.pot == 0 and sum(state.balances) == 0
+
+
+@pytest.mark.parametrize(("dark_raiser", "paid_factor", "needed"), [
+    (False, 2, 3),  # the raiser pays twice against the unread hand: 6 for a stake of 3, the other owes 3
+    (True, 1, 6),  # the unread raiser pays the plain 3, the other (who looked) owes twice, 6
+])
+def test_a_raise_answered_short_gives_back_the_part_the_short_payment_does_not_match(
+        dark_raiser: bool, paid_factor: int, needed: int) -> None:
+    """The raise bound keeps every raise answerable, so play never reaches this: the answerer's stack is
+    cut after the raise to exercise the rule's arithmetic, raise payment x (1 - paid / needed)."""
+    state = _table("seka36", {"dark": True})
+    if dark_raiser:
+        state.dark_bet(1)  # seat 0 bets dark; seat 1 (who looked) answers
+        state.support()  # seat 1 pays twice, 2
+        state.raise_stake(3)  # seat 0, still unread, pays 3
+        raiser, answerer = 0, 1
+    else:
+        state.dark_bet(1)
+        state.raise_stake(3)  # seat 1 pays 6 against the unread hand
+        raiser, answerer = 1, 0
+    raise_paid = 3 * paid_factor
+    assert state.events[-1].to_json()["amount"] == str(raise_paid)
+    _shift(state, state.stack_of(answerer) - 1, to=raiser)  # the answerer now holds 1 of the `needed`
+    legal = state.legal_actions()
+    assert legal.short and legal.support_amount == 1 and legal.pay_factor * 3 == needed
+    short, returned = state.support()[1:3]
+    assert isinstance(short, ShortOfChips) and (short.paid, short.needed) == (1, needed)
+    assert isinstance(returned, ChipsReturned) and returned.seat == raiser
+    assert returned.amount == raise_paid * (1 - Fraction(1, needed)) and returned.raise_paid == raise_paid
+    assert returned.to_json() == {"event": "returned", "seat": raiser, "amount": str(returned.amount),
+                                  "raise": str(raise_paid)}
+
+
+def test_edition_1_histories_replay_under_the_rule_they_were_played_with() -> None:
+    """Histories written before the correction name no format: they give the other's last payment back,
+    and `replay` still re-checks them; a format-2 history with such a return is refused."""
+    old_rules = profile("seka36", {"stack": 2}).with_table(pots_per_session=1, edition=1)
+    old = stacked(old_rules, 2, first_dealer=1, deals={(1, 0): {0: _STRONG, 1: _WEAK}})
+    for _ in range(3):
+        old.support()
+    assert "format" not in old.events[0].to_json()
+    returned = next(event for event in old.events if isinstance(event, ChipsReturned))
+    assert returned.amount == 1 and "raise" not in returned.to_json() and old.balances == [1, -1]
+    assert replayed(old).state.events == old.events
+    records = [event.to_json() for event in old.events]
+    records[0] = {**records[0], "format": 2}
+    with pytest.raises(HistoryError, match="recorded .*returned.* but the rules give .*showdown"):
+        replay_records(records)
+    new = _table("seka36", {"stack": 2}, pots=8)
+    assert new.events[0].to_json()["format"] == 2
+
+
+def test_a_stake_profile_ties_the_ante_to_the_table_stake() -> None:
+    with pytest.raises(RulesError, match="ante is the table stake"):
+        profile("seka36").with_table(ante=3)
+    assert profile("svara32").with_table(ante=2, opening_stake=2).ante == 2
+    assert profile("seka36").with_table(ante=3, edition=1).ante == 3  # an old history may have played so
 
 
 def test_a_tie_replays_the_pot_between_the_two_and_seka36_may_split_it() -> None:

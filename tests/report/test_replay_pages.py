@@ -49,7 +49,7 @@ def test_every_view_of_every_session_is_written(tmp_path: Path) -> None:
     for name in ("replay.js", "replay.css", "report.css"):
         assert (site.out / "assets" / name).is_file()
     organiser = _data(site.out / "sessions/s0001.html")
-    assert organiser["view"] is None and organiser["session"] == "s0001" and organiser["format"] == 1
+    assert organiser["view"] is None and organiser["session"] == "s0001" and organiser["format"] == 2
     assert _data(site.out / "sessions/s0001.seat1.html")["view"] == 1
 
 

@@ -138,3 +138,19 @@ def test_an_unknown_profile_suggests_the_closest(tmp_path: Path) -> None:
 def test_each_profile_has_an_example_tournament_file(name: str) -> None:
     config = load_config(Path(__file__).resolve().parents[2] / "tournaments" / f"{name}.yaml")
     assert config.rules.name == name and config.rules.option_values != profile(name).option_values
+
+
+@pytest.mark.parametrize("name", ["seka36", "svara32", "seka21"])
+def test_a_stake_profile_refuses_an_ante_set_apart_from_the_table_stake(tmp_path: Path, name: str) -> None:
+    """PROFILES.md section 3: the ante is the table stake; a file that sets them apart is refused on the
+    ante's line, and a file that sets one of them gets the other alike."""
+    assert problems(tmp_path, field(2) + f"profile: {name}\ntable:\n  stack: 60\n  ante: 3\n") == [
+        f"F:11: table.ante: a {name} table's ante is its table stake (opening_stake, 1), not 3: leave ante out, "
+        "or set opening_stake to the same amount"]
+    assert problems(tmp_path, field(2) + f"profile: {name}\ntable:\n  opening_stake: 2\n  ante: 1\n")[0].startswith(
+        f"F:11: table.ante: a {name} table's ante is its table stake (opening_stake, 2), not 1")
+    rules = load(tmp_path, field(2) + f"profile: {name}\ntable:\n  opening_stake: 2\n").rules
+    assert (rules.ante, rules.opening_stake) == (2, 2)
+    rules = load(tmp_path, field(2) + f"profile: {name}\ntable:\n  ante: 1\n  max_bet: 10\n").rules
+    assert (rules.ante, rules.opening_stake) == (1, 1)
+    assert load(tmp_path, field(2) + "table:\n  ante: 3\n").rules.ante == 3  # georgian's ante is its own
