@@ -20,7 +20,6 @@ from typing import Any, TypeVar
 import trio
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from .audit import audit_results
 from .checkbot import check_bot, print_check
@@ -358,17 +357,25 @@ def _show_results(console: Console, document: dict[str, Any], crosstable: str, f
 
 
 def _schedule(args: argparse.Namespace) -> int:
-    """Print the sessions a tournament file plans, without playing them.
+    """Print the sessions a tournament file plans, without playing them: a line each, printed as the
+    plan computes it, so a plan of millions starts at once in little memory and `| head` ends it.
 
     Example: seka-arena schedule tournaments/demo.yaml
     """
     config = load_config(args.tournament)
-    table = Table(title=f"{config.name}: {len(plan(config))} sessions")
-    for header in ("session", "block", "mirror", *[f"seat {seat}" for seat in range(config.table_size)]):
-        table.add_column(header)
-    for session in plan(config):
-        table.add_row(session.id, session.block, str(session.mirror), *session.table)
-    _console().print(table)
+    sessions = plan(config)  # lazy: each session is computed as it is read
+    print(f"{config.name}: {len(sessions)} sessions")
+    last = sessions[-1]
+    names = max(len(participant.name) for participant in config.participants)
+    widths = [max(len("session"), len(last.id)), max(len("block"), len(last.block)), len("mirror"),
+              *(max(len(f"seat {seat}"), names) for seat in range(config.table_size))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip()
+
+    print(line(["session", "block", "mirror", *(f"seat {seat}" for seat in range(config.table_size))]))
+    for session in sessions:
+        print(line([session.id, session.block, str(session.mirror), *session.table]))
     return 0
 
 

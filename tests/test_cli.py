@@ -158,3 +158,29 @@ def test_a_reader_gone_before_the_first_line_ends_any_command_quietly_with_statu
     finally:
         os.close(writing)
     assert result.stderr.decode() == "" and result.returncode == 141, (result.returncode, result.stderr.decode())
+
+
+def test_schedule_prints_a_huge_plan_as_it_goes_in_little_memory_and_head_ends_it(tmp_path: Path) -> None:
+    # 3 bots heads-up, 10^6 duplicate blocks per table: 6 million sessions, which no table of them all
+    # could hold in memory. `seka-arena schedule huge.yaml | head -3`, with a real process and pipe.
+    tournament = tmp_path / "huge.yaml"
+    tournament.write_text("name: huge\nparticipants:\n"
+                          + "".join(f"  - {{name: {name}, command: python3 bot.py}}\n" for name in ("a", "b", "c"))
+                          + "table_size: 2\nsessions_per_table: 1000000\nduplicate: true\nseed: huge\n")
+    process = subprocess.Popen([SEKA_ARENA, "schedule", str(tournament)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd=tmp_path, env=_environment(unbuffered=False))
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        first = [process.stdout.readline().decode() for _ in range(3)]  # waits only for the first lines
+        assert first[0] == "huge: 6000000 sessions\n" and first[2].split() == ["s0001", "b0001", "0", "a", "b"]
+        # Blocked on the full pipe now: what it holds is what a lazy plan costs.
+        with open(f"/proc/{process.pid}/status") as status:
+            peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+        assert peak < 150_000, f"{peak} kB"
+        process.stdout.close()  # the reader goes, as `head` does
+        status_code = process.wait(timeout=60)
+        assert (status_code, process.stderr.read().decode()) == (141, "")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
