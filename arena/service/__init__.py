@@ -21,6 +21,7 @@ from ._config import LadderConfig as LadderConfig
 from ._config import ScheduleConfig as ScheduleConfig
 from ._config import ServiceConfig as ServiceConfig
 from ._config import UploadLimits as UploadLimits
+from ._config import WebLimits as WebLimits
 from ._config import load_service_config as load_service_config
 from ._cron import Scheduler as Scheduler
 from ._cron import fire_now as fire_now

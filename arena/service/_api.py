@@ -316,7 +316,7 @@ def routes(service: Service) -> list[Route]:
     async def resume_block(request: Request) -> Response:
         require_organiser(service, request)
         block = request.path_params["block"]
-        if not service.store.ladder_sessions(block=block):
+        if not 0 < block < 2**63 or not service.store.ladder_sessions(block=block):  # SQLite's integers
             raise HTTPException(404, f"no ladder block {block}")
         try:
             service.store.resume_ladder_block(block)

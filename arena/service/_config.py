@@ -49,6 +49,19 @@ class UploadLimits:
 
 
 @dataclass(frozen=True)
+class WebLimits:
+    """What the web server holds for anonymous visitors, bounded."""
+
+    events_total: int = 256
+    """Server-sent event streams (live tournament pages) open at once, overall (`web.events_total`)."""
+    events_per_client: int = 8
+    """... and per client address (`web.events_per_client`); behind a reverse proxy every client has the
+    proxy's address, so cap clients at the proxy too."""
+    replay_cache: int = 256
+    """Sessions whose re-checked history is kept in memory for their replay pages (`web.replay_cache`)."""
+
+
+@dataclass(frozen=True)
 class LadderConfig:
     """The continuous ladder: duplicate blocks among the latest accepted version of every bot."""
 
@@ -115,6 +128,7 @@ class ServiceConfig:
     isolation: Isolation | None = None
     """None: `sandbox` where the machine can, else `none` with a warning."""
     uploads: UploadLimits = UploadLimits()
+    web: WebLimits = WebLimits()
     ladder: LadderConfig = LadderConfig()
     schedules: tuple[ScheduleConfig, ...] = ()
     path: Path | None = None
@@ -133,13 +147,16 @@ def cron_problem(value: object) -> str | None:
             f"not {value!r}")
 
 
-_TOP_KEYS = ("data", "profile", "table", "limits", "isolation", "uploads", "ladder", "tournaments")
+_TOP_KEYS = ("data", "profile", "table", "limits", "isolation", "uploads", "web", "ladder", "tournaments")
 _UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
+_WEB_KEYS = ("events_total", "events_per_client", "replay_cache")
 _LADDER_KEYS = ("enabled", "table_size", "placement_blocks", "random_share", "concurrency", "retry_seconds",
                 "max_failures")
 _SCHEDULE_KEYS = ("name", "cron", "top", "table_size", "sessions_per_table", "freeze_minutes")
 _MEGABYTES = Bounds(1, 4096)
 _FILES = Bounds(1, 1_000_000)
+_STREAMS = Bounds(1, 100_000)
+_CACHED = Bounds(0, 100_000)
 _TABLE_SIZE = Bounds(2, 6, enumerated=True)
 _CONCURRENCY = Bounds(1, 64)
 _BLOCKS = Bounds(1, 10_000)
@@ -190,6 +207,8 @@ def _read(reader: ConfigReader, root: yaml.Node, *, base_dir: Path) -> dict[str,
             values["isolation"] = isolation
     if "uploads" in top:
         values["uploads"] = _read_uploads(reader, top["uploads"])
+    if "web" in top:
+        values["web"] = _read_web(reader, top["web"])
     if "ladder" in top:
         values["ladder"] = _read_ladder(reader, top["ladder"])
     if "tournaments" in top:
@@ -208,6 +227,17 @@ def _read_uploads(reader: ConfigReader, entry: ConfigEntry) -> UploadLimits:
             if value is not INVALID:
                 found[name] = value * scale
     return UploadLimits(**found)
+
+
+def _read_web(reader: ConfigReader, entry: ConfigEntry) -> WebLimits:
+    entries = reader.mapping(entry.node, "web", _WEB_KEYS, "web limits") or {}
+    found: dict[str, int] = {}
+    for key, bounds in (("events_total", _STREAMS), ("events_per_client", _STREAMS), ("replay_cache", _CACHED)):
+        if key in entries:
+            value = reader.integer(entries[key].node, f"web.{key}", bounds)
+            if value is not INVALID:
+                found[key] = value
+    return WebLimits(**found)
 
 
 def _read_ladder(reader: ConfigReader, entry: ConfigEntry) -> LadderConfig:

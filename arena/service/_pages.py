@@ -10,6 +10,7 @@ pages (its Origin is checked: `_api.cross_site_problem`).
 from __future__ import annotations
 
 import json
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,10 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from ..engine import ArenaError
-from ..replay import replay_file
+from ..replay import ReplayResult, replay_file
 from ..report import ReplayDataError, SessionHistory, session_page, write_session_replay
 from ._api import (
     TOKEN_COOKIE,
@@ -42,6 +44,8 @@ from ._store import RunRecord, TokenRefusedError, from_iso
 _TEMPLATES = Path(__file__).parent / "templates"
 _COOKIE_SECONDS = 30 * 24 * 3600
 """How long the browser keeps the sign-in cookie (less when the token expires sooner)."""
+_EVENTS_RETRY_SECONDS = 30
+"""The Retry-After of a refused event stream."""
 _ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), autoescape=True,
                                   undefined=jinja2.StrictUndefined)
 
@@ -53,8 +57,11 @@ def render(service: Service, request: Request, template: str, status_code: int =
 
 
 async def error_page(service: Service, request: Request, error: HTTPException) -> Response:
-    return render(service, request, "error.html", status_code=error.status_code, status=error.status_code,
+    """The error's page, with its headers (a 429's Retry-After)."""
+    page = render(service, request, "error.html", status_code=error.status_code, status=error.status_code,
                   message=error.detail)
+    page.headers.update(error.headers or {})
+    return page
 
 
 def _standings(service: Service, run: RunRecord) -> dict[str, Any] | None:
@@ -66,9 +73,91 @@ def _standings(service: Service, run: RunRecord) -> dict[str, Any] | None:
     return document
 
 
+def served_file(base: Path, relative: str) -> Path | None:
+    """The file `relative` names under `base` (links resolved), or None when it names none there: a path
+    leaving `base`, a missing file, or one no file can have (a NUL byte, a name too long)."""
+    try:
+        folder = base.resolve()
+        path = (folder / relative).resolve()
+        return path if folder in path.parents and path.is_file() else None
+    except (ValueError, OSError):
+        return None
+
+
+class EventStreams:
+    """The server-sent event streams open, overall and per client address, each capped: a client holds
+    a connection and a task for as long as it listens."""
+
+    def __init__(self, *, total: int, per_client: int) -> None:
+        self.total = total
+        self.per_client = per_client
+        self.open: Counter[str] = Counter()
+
+    def problem(self, client: str) -> str | None:
+        """Why one more stream for `client` is refused now, or None."""
+        if self.open[client] >= self.per_client:
+            return f"this address already listens to {self.open[client]} event streams (at most {self.per_client})"
+        if self.open.total() >= self.total:
+            return f"the service already serves {self.open.total()} event streams (at most {self.total}): try later"
+        return None
+
+
+class CountedStream(StreamingResponse):
+    """A stream counted in `EventStreams` from its start to its end, however it ends (the client going
+    away included)."""
+
+    def __init__(self, streams: EventStreams, client: str, content: AsyncIterator[str], **options: Any) -> None:
+        super().__init__(content, **options)
+        self.streams = streams
+        self.client = client
+        streams.open[client] += 1
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.streams.open[self.client] -= 1
+            if self.streams.open[self.client] <= 0:
+                del self.streams.open[self.client]
+
+
+class CheckedReplays:
+    """Sessions' histories as the rules engine re-checked them (or why they are broken), the last
+    `size` kept: re-checking one costs a fraction of a second of CPU, and a finished history never
+    changes (a file changed on disk since, by its size, time or inode, is checked again). Checks run
+    two at a time at most, in threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._results: OrderedDict[tuple[str, int, int, int], ReplayResult | ArenaError] = OrderedDict()
+        self._limiter = trio.CapacityLimiter(2)
+
+    async def get(self, path: Path) -> ReplayResult | ArenaError:
+        try:
+            status = path.stat()
+        except OSError as error:
+            return ArenaError(f"cannot read {path.name}: {error.strerror}")
+        key = (str(path), status.st_ino, status.st_size, status.st_mtime_ns)
+        if (found := self._results.get(key)) is not None:
+            self._results.move_to_end(key)
+            return found
+        try:
+            result: ReplayResult | ArenaError = await trio.to_thread.run_sync(replay_file, path,
+                                                                              limiter=self._limiter)
+        except ArenaError as error:
+            result = error
+        self._results[key] = result
+        while len(self._results) > self.size:
+            self._results.popitem(last=False)
+        return result
+
+
 def routes(service: Service) -> list[Route]:
     """The pages' routes, bound to `service`."""
     store = service.store
+    web = service.config.web
+    event_streams = EventStreams(total=web.events_total, per_client=web.events_per_client)
+    checked_replays = CheckedReplays(web.replay_cache)
 
     def run_named(name: str) -> RunRecord:
         run = next((run for run in store.runs() if run.name == name), None)
@@ -190,6 +279,9 @@ def routes(service: Service) -> list[Route]:
 
     async def tournament_events(request: Request) -> Response:
         run = run_named(request.path_params["name"])
+        client = request.client.host if request.client else "?"
+        if (problem := event_streams.problem(client)) is not None:
+            raise HTTPException(429, problem, headers={"Retry-After": str(_EVENTS_RETRY_SECONDS)})
 
         async def events() -> AsyncIterator[str]:
             while True:
@@ -205,14 +297,14 @@ def routes(service: Service) -> list[Route]:
                 with trio.move_on_after(15):  # a comment line now and then keeps proxies from closing it
                     await changed.wait()
 
-        return StreamingResponse(events(), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return CountedStream(event_streams, client, events(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
     async def report_file(request: Request) -> Response:
         run = run_named(request.path_params["name"])
-        base = (service.registry.folder.tournaments / run.name / "results" / run.name / "report").resolve()
-        path = (base / (request.path_params["path"] or "index.html")).resolve()
-        if base not in path.parents or not path.is_file():
+        base = service.registry.folder.tournaments / run.name / "results" / run.name / "report"
+        path = served_file(base, request.path_params["path"] or "index.html")
+        if path is None:
             raise HTTPException(404, f"no such page in the report of {run.name}")
         return FileResponse(path)
 
@@ -225,9 +317,10 @@ def routes(service: Service) -> list[Route]:
         else:
             where = service.registry.folder.ladder
             title, histories = f"ladder session {session_id}", where / "histories"
-        path = histories / f"{session_id}.jsonl"
-        if "/" in session_id or session_id.startswith(".") or not path.is_file():
-            raise HTTPException(404, f"no history of session {session_id!r}")
+        path = None if "/" in session_id or session_id.startswith(".") else served_file(
+            histories, f"{session_id}.jsonl")
+        if path is None:
+            raise HTTPException(404, f"no history of session {session_id[:80]!r}")
         return title, path, where / "replays"
 
     async def replay(request: Request) -> Response:
@@ -235,10 +328,9 @@ def routes(service: Service) -> list[Route]:
         session_id, run_name = request.path_params["session"], request.query_params.get("tournament")
         title, path, _ = session_source(session_id, run_name)
         viewer = f"/sessions/{session_id}/viewer" + (f"?tournament={run_name}" if run_name else "")
-        try:
-            result = await trio.to_thread.run_sync(replay_file, path)
-        except ArenaError as error:
-            return render(service, request, "replay.html", title=title, account=[], verdict=f"BROKEN: {error}",
+        result = await checked_replays.get(path)
+        if isinstance(result, ArenaError):
+            return render(service, request, "replay.html", title=title, account=[], verdict=f"BROKEN: {result}",
                           viewer=viewer)
         verdict = ("every action checked against the rules, every deal against the session's seed" if result.seeded
                    else "checked against the rules; its deals were NOT checked against a seed")
@@ -260,9 +352,8 @@ def routes(service: Service) -> list[Route]:
         return RedirectResponse(f"/{scope}/replays/{session_page(session_id)}", status_code=303)
 
     def replay_file_of(folder: Path, relative: str) -> Response:
-        base = folder.resolve()
-        path = (base / relative).resolve()
-        if base not in path.parents or not path.is_file():
+        path = served_file(folder, relative)
+        if path is None:
             raise HTTPException(404, "no such replay page")
         return FileResponse(path)
 

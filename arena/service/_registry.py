@@ -17,12 +17,13 @@ a refused archive leaves nothing behind.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import secrets
 import shlex
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,7 @@ from ._archive import ArchiveError, Manifest, archive_kind, read_manifest, unpac
 from ._config import ServiceConfig
 from ._store import Author, NotYourBotError, ServiceStore, VersionRecord
 
+LOGGER = logging.getLogger(__name__)
 _BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
 _LOG_TAIL_BYTES = 64 * 1024
 FROZEN = "frozen"
@@ -187,24 +189,52 @@ class Registry:
                        process=limits.process, isolation=self.isolation)
 
     async def check(self, version: VersionRecord) -> bool:
-        """Run check-bot on a version in the sandbox and store its report and stderr; True if accepted."""
+        """Run check-bot on a version in the sandbox and store its report and stderr; True if accepted.
+
+        Whatever fails (the sandbox refusing the bot's command at launch, also when it comes wrapped
+        in an exception group from a nursery, or the arena's own error) ends the check as `refused`
+        with the reason in its report: a version is never left pending to fail again at each start.
+        Only a store that cannot record the verdict leaves it pending.
+        """
         lines: list[str] = []
 
         def report(item: Check | str) -> None:
             lines.append(item.line() if isinstance(item, Check) else f"-- {item}")
 
         logs = self.folder.check_logs(version.id)
-        shutil.rmtree(logs, ignore_errors=True)  # a check interrupted by a restart starts afresh
-        logs.mkdir(parents=True)
         try:
+            shutil.rmtree(logs, ignore_errors=True)  # a check interrupted by a restart starts afresh
+            logs.mkdir(parents=True)
             passed = await check_bot(self.spec(version), report=report, log_dir=logs, hidden=self.folder.hidden())
-        except ArenaError as error:  # the sandbox refused the bot's command, for one
-            lines.append(f"FAIL  start: {error}")
+        except Exception as error:  # every failure is recorded as the version's refusal
+            lines.append(check_failure(version, error))
             passed = False
         lines.append("conforms" if passed else "does NOT conform")
         stderr = log_tail(logs / f"{version.label}.stderr.log")
         self.store.finish_check(version.id, accepted=passed, report="\n".join(lines), stderr=stderr)
         return passed
+
+
+def check_failure(version: VersionRecord, error: Exception) -> str:
+    """The report's line for a check that raised: the arena's refusals (`ArenaError`s, such as the sandbox
+    refusing the bot's command), found also inside (nested) exception groups, else the arena's own failure,
+    logged with its traceback and never blamed on the bot."""
+    leaves = list(_leaves(error))
+    refusals = [leaf for leaf in leaves if isinstance(leaf, ArenaError)]
+    if refusals:
+        return "FAIL  start: " + "; ".join(dict.fromkeys(str(refusal) for refusal in refusals))
+    LOGGER.error("checking %s failed", version.label, exc_info=error)
+    kinds = ", ".join(dict.fromkeys(type(leaf).__name__ for leaf in leaves))
+    return (f"FAIL  the arena could not run the check ({kinds}): not the bot's fault, submit the same archive "
+            "again once the organisers have fixed it")
+
+
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield error
 
 
 def log_tail(path: Path) -> str:

@@ -121,8 +121,8 @@ class Service:
                 continue
             try:
                 await self.registry.check(version)
-            except Exception:  # not the bot's fault (a full disk): it stays pending, checked again next start
-                LOGGER.exception("checking %s failed", version.label)
+            except Exception:  # its verdict could not be stored (a full disk): pending, checked again next start
+                LOGGER.exception("recording the check of %s failed", version.label)
             self.notify()
 
     def leaderboard(self) -> list[LeaderRow]:

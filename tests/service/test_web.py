@@ -1,9 +1,12 @@
 """Web hygiene against a real `seka-arena serve` on 127.0.0.1, as a hostile site, visitor or author would
-try it: forged cookie-signed state changes, the sign-in cookie's flags, revoked and expired tokens, and a
-token that never goes on a command line."""
+try it: forged cookie-signed state changes, the sign-in cookie's flags, revoked and expired tokens, a
+token that never goes on a command line, a visitor holding event streams or asking for replays again
+and again, malformed paths, and a check that fails inside an exception group."""
 
 from __future__ import annotations
 
+import os
+import sqlite3
 import subprocess
 from collections.abc import Iterator
 from contextlib import redirect_stdout
@@ -14,16 +17,37 @@ import httpx
 import pytest
 
 from arena.cli import main
+from arena.service import ServiceStore
 
-from ._archives import sample_archive, sample_bot
-from ._server import SEKA_ARENA, Server, bearer, running, token, wait_for
+from ._archives import ROOT, file, sample_archive, sample_bot, tar_gz
+from ._server import SEKA_ARENA, Server, bearer, post_archive, running, token, wait_for
 
 CONFIG = """\
 data: data
-table: {pots: 1}
+table: {pots: 12}
 ladder: {enabled: false}
+web: {events_total: 3, events_per_client: 2, replay_cache: 1}
+tournaments:
+  - {name: long, cron: "0 2 1 1 *", sessions_per_table: 1000}
 """
 EVIL = "https://evil.example"
+SLOW_BOT = b"""\
+import time
+
+from arena.sdk import run
+
+from minimal import MinimalBot
+
+
+class SlowBot(MinimalBot):
+    def act(self, turn):
+        time.sleep(0.05)  # a tournament that lasts the module's tests, at little CPU
+        return super().act(turn)
+
+
+if __name__ == "__main__":
+    run(SlowBot())
+"""
 
 
 class Web:
@@ -34,6 +58,38 @@ class Web:
         self.client = httpx.Client(base_url=server.url, timeout=60.0)
         self.organiser = token(config, "org", organiser=True)
         self.alice = token(config, "alice")
+        self._run: str | None = None
+
+    def running_run(self) -> str:
+        """The name of a long scheduled tournament of two slow bots, started on first use and playing
+        until the module's server stops, once two of its sessions are finished."""
+        if self._run is None:
+            for name in ("slowa", "slowb"):
+                files = [file("bot.yaml", b"command: python3 bot.py\n"), file("bot.py", SLOW_BOT),
+                         file("minimal.py", (ROOT / "sample_bots" / "minimal_bot.py").read_bytes())]
+                assert post_archive(self.client, name, tar_gz(files), self.alice).status_code == 201
+            for name in ("slowa", "slowb"):
+                wait_for(f"{name} accepted", lambda name=name: self.client.get(
+                    f"/api/bots/{name}/versions/latest", headers=bearer(self.alice)).json()["status"] == "accepted")
+            fired = self.client.post("/api/schedules/long/run", headers=bearer(self.organiser))
+            assert fired.status_code == 201, fired.text
+            self._run = str(fired.json()["name"])
+            wait_for("two finished sessions", lambda: len(self.finished_sessions()) >= 2)
+        return self._run
+
+    def finished_sessions(self) -> list[str]:
+        assert self._run is not None
+        results = self.config.parent / "data" / "tournaments" / self._run / "results" / self._run
+        if not (results / "tournament.sqlite").is_file():
+            return []
+        with sqlite3.connect(f"file:{results / 'tournament.sqlite'}?mode=ro", uri=True) as connection:
+            return [row[0] for row in connection.execute("SELECT id FROM sessions WHERE status = 'finished' "
+                                                         "ORDER BY idx")]
+
+    def history(self, session: str) -> Path:
+        assert self._run is not None
+        return (self.config.parent / "data" / "tournaments" / self._run / "results" / self._run / "histories"
+                / f"{session}.jsonl")
 
     def signed_in(self, token_value: str, origin: str | None) -> httpx.Client:
         """A browser's client holding the sign-in cookie; its requests come from `origin` (None: no Origin)."""
@@ -143,3 +199,101 @@ def test_submit_takes_the_token_from_the_environment_or_a_file_never_argv(
         main(["submit", "--server", web.url, "--name", "filebot", "--token-file", str(token_file), "--wait", "0",
               str(folder)])
     assert "submitted filebot v1" in printed.getvalue()
+
+
+def _first_event(lines: Iterator[str]) -> str:
+    """The first event of a stream's lines (kept by the caller: a line iterator dropped closes its stream)."""
+    return next(line for line in lines if line.startswith("data:"))
+
+
+def test_event_streams_are_capped_overall_and_per_client_address(web: Web) -> None:
+    run = web.running_run()
+    url = f"/tournaments/{run}/events"
+    other_address = httpx.HTTPTransport(local_address="127.0.0.2")  # a second client, on the loopback
+    with httpx.Client(base_url=web.url, timeout=60.0) as first, \
+            httpx.Client(base_url=web.url, timeout=60.0, transport=other_address) as second:
+        with first.stream("GET", url) as one, first.stream("GET", url) as two:
+            lines_one, lines_two = one.iter_lines(), two.iter_lines()
+            assert '"status": "running"' in _first_event(lines_one) and _first_event(lines_two)
+            with first.stream("GET", url) as refused:  # a third from the same address
+                assert refused.status_code == 429 and "at most 2" in refused.read().decode()
+                assert int(refused.headers["retry-after"]) > 0
+            with second.stream("GET", url) as three:
+                lines_three = three.iter_lines()
+                assert _first_event(lines_three)
+                with second.stream("GET", url) as overall:  # this address has one, the service serves 3
+                    assert overall.status_code == 429 and "at most 3" in overall.read().decode()
+        # Streams closed by their clients are counted out (at their next event at the latest).
+        wait_for("the closed streams counted out", lambda: _opens(second, url), timeout=60)
+
+
+def _opens(client: httpx.Client, url: str) -> bool:
+    with client.stream("GET", url) as response:
+        return response.status_code == 200
+
+
+def test_replay_pages_do_not_recheck_a_history_each_time_and_the_cache_is_bounded(web: Web) -> None:
+    run = web.running_run()
+    first, second = web.finished_sessions()[:2]
+    checked = "every deal against the session&#39;s seed"
+    assert checked in web.client.get(f"/sessions/{first}", params={"tournament": run}).text
+    history = web.history(first)
+    original, status = history.read_bytes(), history.stat()
+    try:
+        # The same file (inode, size, modification time) with other bytes: a page served from the cache
+        # still shows the first check; one that re-checked the history would find it broken.
+        with open(history, "r+b") as rewrite:
+            rewrite.write(b"x" * len(original))
+        os.utime(history, ns=(status.st_atime_ns, status.st_mtime_ns))
+        assert checked in web.client.get(f"/sessions/{first}", params={"tournament": run}).text
+        # The cache holds one session here (`web.replay_cache: 1`): another one's check evicts it.
+        assert checked in web.client.get(f"/sessions/{second}", params={"tournament": run}).text
+        assert "BROKEN" in web.client.get(f"/sessions/{first}", params={"tournament": run}).text
+    finally:
+        history.write_bytes(original)
+
+
+def test_malformed_paths_are_404_on_every_route_family(web: Web) -> None:
+    run = web.running_run()
+    long = "a" * 5000
+    paths = [
+        "/ladder/replays/%00", "/ladder/replays/a%00b", f"/ladder/replays/{long}", "/ladder/replays/%ff",
+        f"/tournaments/{run}/replays/%00", f"/tournaments/{run}/replays/{long}",
+        f"/tournaments/{run}/report/%00", f"/tournaments/{run}/report/{long}", f"/tournaments/{run}/report/..%2f..",
+        "/tournaments/%00", f"/tournaments/{long}", f"/tournaments/{run}%00/events",
+        "/sessions/%00", f"/sessions/{long}", f"/sessions/{long}/viewer", f"/sessions/%00?tournament={run}",
+        "/sessions/x?tournament=%00", f"/sessions/{long}?tournament={run}", "/sessions/..%2f..%2fservice",
+        "/bots/%00", f"/bots/{long}", "/bots/a/versions/%00", f"/bots/slowa/versions/{long}", "/bots/%00/logs/%00",
+        f"/bots/slowa/logs/{long}", "/api/bots/%00/versions/1", f"/api/bots/{long}/versions/latest",
+        f"/api/bots/slowa/versions/{long}", "/static/%00",
+    ]
+    with httpx.Client(base_url=web.url, timeout=60.0, headers=bearer(web.organiser)) as organiser:
+        answers = {path: organiser.get(path).status_code for path in paths}
+        answers["POST /api/ladder/blocks/99999999999999999999999/resume"] = organiser.post(
+            "/api/ladder/blocks/99999999999999999999999/resume").status_code
+        answers["POST /api/schedules/%00/run"] = organiser.post("/api/schedules/%00/run").status_code
+    assert {path: status for path, status in answers.items() if status != 404} == {}
+    assert "Traceback" not in web.server.output()
+
+
+def test_a_check_that_fails_inside_an_exception_group_ends_refused_with_its_reason(tmp_path: Path) -> None:
+    """A version stored pending (by an older service whose submit check was laxer, say) whose command the
+    sandbox refuses at launch, inside the launcher's nursery: refused, with the reason, never pending."""
+    config = tmp_path / "service.yaml"
+    config.write_text("data: data\nladder: {enabled: false}\n")
+    alice = token(config, "alice")
+    sha256 = "ab" * 32
+    folder = tmp_path / "data" / "bots" / sha256
+    folder.mkdir(parents=True)
+    (folder / "bot.yaml").write_text("command: python3 bot.py /\n")
+    (folder / "bot.py").write_bytes((ROOT / "sample_bots" / "minimal_bot.py").read_bytes())
+    store = ServiceStore.open(tmp_path / "data" / "service.sqlite")
+    store.add_version("rooted", "alice", sha256=sha256, kind="tar.gz", size=1, command="python3 bot.py /",
+                      language=None, description=None)
+    store.close()
+    with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
+        version = wait_for("the check", lambda: (found := client.get(
+            "/api/bots/rooted/versions/1", headers=bearer(alice)).json())["status"] != "pending" and found,
+            timeout=60)
+    assert version["status"] == "refused"
+    assert "FAIL  start:" in version["report"] and "'/'" in version["report"], version["report"]
