@@ -24,7 +24,7 @@ from rich.markup import escape
 from .audit import audit_results
 from .checkbot import check_bot, print_check
 from .engine import GEORGIAN, ArenaError, Event, Rules, SessionState, check_seats, profile
-from .executor import cluster_problem
+from .executor import ClusterCertificates, cluster_problem
 from .history import write_history
 from .isolation import Isolation, default_isolation, verify_isolation
 from .match import deal_key_problem, keyed_seed, new_deal_key, public_session_id, run_session, session_key
@@ -277,7 +277,8 @@ def _run(args: argparse.Namespace) -> int:
     Example: seka-arena run tournaments/demo.yaml
     """
     console = _console()
-    runner = TournamentRunner.from_file(args.tournament, out=Path(args.out), cluster=args.cluster)
+    runner = TournamentRunner.from_file(args.tournament, out=Path(args.out), cluster=args.cluster,
+                                        certificates=_cluster_certificates(args))
     try:
         config = runner.config
         console.print(f"Tournament [bold]{config.name}[/]: {len(runner.plan)} sessions of "
@@ -552,9 +553,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="do not write the HTML report (results/<tournament>/report/) at the end")
     run.add_argument("--cluster", metavar="ADDRESS", type=_cluster,
                      help="play the sessions on a Dask cluster (the extra seka-arena[dask]): local:N starts N "
-                          "worker processes on this machine; tcp://HOST:PORT or tls://HOST:PORT is a running "
-                          "scheduler (bots then run in the sandbox); overrides the file's `executor`; "
-                          "see docs/scaling.md")
+                          "worker processes on this machine (mutual TLS among the run's own processes); "
+                          "tls://HOST:PORT is a running scheduler (bots then run in the sandbox), tcp://HOST:PORT "
+                          "one on loopback; overrides the file's `executor`; see docs/scaling.md")
+    for option, what in (("ca", "the CA certificate that signed the cluster's certificates"),
+                         ("cert", "this driver's certificate"), ("key", "this driver's private key (mode 0600)")):
+        run.add_argument(f"--cluster-{option}", metavar="FILE",
+                         help=f"with --cluster tls://...: {what} (PEM); all three, or Dask's configuration's")
     run.set_defaults(run=_run)
 
     report = commands.add_parser("report", help="write a tournament's HTML report", description=_report.__doc__)
@@ -664,6 +669,19 @@ def _deal_key(text: str) -> str:
     if problem is not None:
         raise argparse.ArgumentTypeError(problem)
     return text
+
+
+def _cluster_certificates(args: argparse.Namespace) -> ClusterCertificates | None:
+    """The driver's certificates for `--cluster tls://...`: --cluster-ca, --cluster-cert and --cluster-key."""
+    given = {option: getattr(args, f"cluster_{option}") for option in ("ca", "cert", "key")}
+    if not any(given.values()):
+        return None
+    if not all(given.values()):
+        missing = ", ".join(f"--cluster-{option}" for option, path in given.items() if not path)
+        raise ArenaError(f"--cluster-ca, --cluster-cert and --cluster-key go together: {missing} missing")
+    if args.cluster is None or not args.cluster.startswith("tls://"):
+        raise ArenaError("--cluster-ca, --cluster-cert and --cluster-key are for --cluster tls://HOST:PORT")
+    return ClusterCertificates(Path(given["ca"]).resolve(), Path(given["cert"]).resolve(), Path(given["key"]).resolve())
 
 
 def _isolation_option(parser: argparse.ArgumentParser) -> None:

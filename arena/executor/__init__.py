@@ -24,6 +24,7 @@ from ._jobs import SessionJob as SessionJob
 from ._jobs import play_job as play_job
 from ._local import LocalExecutor as LocalExecutor
 from ._local import SessionExecutor as SessionExecutor
+from ._tls import ClusterCertificates as ClusterCertificates
 from ._worker import WorkerError as WorkerError
 from ._worker import check_worker as check_worker
 from ._worker import play_on_worker as play_on_worker

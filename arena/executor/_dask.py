@@ -16,12 +16,15 @@ Safety: a cluster at an address plays on other machines, so its bots must run un
 (no network: the cluster's own ports stay out of their reach), and bots given by `address:` are
 refused, as workers cannot know what that address means on the driver's machine. Every worker
 checks the isolation level when the driver connects (and again before its first session).
-Dask unpickles what it is sent: its scheduler must be reachable by the driver and the workers
-only (TLS and bind addresses: docs/scaling.md).
+Dask unpickles what it is sent, so whoever reaches a scheduler or a worker runs code as its user:
+`local:N` listens on loopback with mutual TLS from a CA made for the run and serves no HTTP
+(`_local_cluster`, `_tls`); a cluster at an address must be `tls://` with this driver's certificate,
+unless it is on loopback (docs/scaling.md, "Securing the scheduler").
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 import os
@@ -39,10 +42,11 @@ from ..transport import BotSpec
 from ._bundles import Bundle, pack_bundle, shipped_spec
 from ._jobs import JobOutcome, SessionJob
 from ._local import SessionExecutor
+from ._tls import ClusterCertificates, ClusterCredentials, make_credentials
 from ._worker import check_worker, play_on_worker
 
 if TYPE_CHECKING:
-    from distributed import Client, Future, LocalCluster
+    from distributed import Client, Future, Security, SpecCluster
 
 LOGGER = logging.getLogger(__name__)
 
@@ -63,8 +67,13 @@ class ClusterError(ArenaError):
 def cluster_problem(address: object, *, shown: str | None = None) -> str | None:
     """What is wrong with a `--cluster` / `executor: {cluster: ...}` value, or None; `shown`: how to quote it.
 
-    >>> cluster_problem("local:2"), cluster_problem("tls://10.0.0.5:8786"), cluster_problem("sched:8786")
+    Plain `tcp://` (and `HOST:PORT`) only on loopback: anyone who reaches a Dask scheduler runs code
+    on its workers, so a cluster of other machines must be `tls://` with certificates.
+
+    >>> cluster_problem("local:2"), cluster_problem("tls://10.0.0.5:8786"), cluster_problem("tcp://127.0.0.1:8786")
     (None, None, None)
+    >>> print(cluster_problem("sched:8786"))  # doctest: +ELLIPSIS
+    tcp://sched:8786 is neither encrypted nor authenticated: ... docs/scaling.md, "Securing the scheduler"
     >>> cluster_problem("local:0")
     'local:N starts N worker processes on this machine, 1 to 64, not 0'
     >>> cluster_problem("http://x:1")
@@ -76,9 +85,36 @@ def cluster_problem(address: object, *, shown: str | None = None) -> str | None:
             return None
         return f"local:N starts N worker processes on this machine, 1 to {MAX_LOCAL_WORKERS}, not {workers}"
     if isinstance(address, str) and (match := _ADDRESS.match(address)) and 0 < int(match.group(4)) < 65536:
-        return None
+        if match.group(2) == "tls" or _is_loopback(match.group(3)):
+            return None
+        plain = address if match.group(1) else f"tcp://{address}"
+        return (f"{plain} is neither encrypted nor authenticated: whoever reaches a Dask scheduler runs code on its "
+                "workers (as root, for the sandbox), so plain tcp:// is accepted on loopback only. Secure the "
+                f"cluster with TLS and give tls://{match.group(3)}:{match.group(4)} with this driver's certificate "
+                "(--cluster-ca, --cluster-cert, --cluster-key, or executor: {cluster, ca, cert, key} in the file): "
+                'docs/scaling.md, "Securing the scheduler"')
     return ("must be local:N or a scheduler's address (tcp://HOST:PORT, tls://HOST:PORT or HOST:PORT), "
             f"not {repr(address) if shown is None else shown}")
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether `host` is this machine's loopback (by name `localhost`, or an address in 127.0.0.0/8 or ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _configured_tls() -> bool:
+    """Whether Dask's configuration names a CA and a client certificate (`distributed.comm.tls`)."""
+    try:
+        import dask.config
+    except ImportError:
+        raise ClusterError("--cluster needs Dask distributed: pip install 'seka-arena[dask]'") from None
+    return bool(dask.config.get("distributed.comm.tls.ca-file", None)
+                and dask.config.get("distributed.comm.tls.client.cert", None))
 
 
 def is_remote(address: str) -> bool:
@@ -100,13 +136,20 @@ class DaskExecutor(SessionExecutor):
     name = "dask"
 
     def __init__(self, address: str, *, isolation: Isolation, concurrency: int | None = None,
-                 cores: int | None = None) -> None:
+                 cores: int | None = None, certificates: ClusterCertificates | None = None) -> None:
+        """`certificates`: this driver's, for a `tls://` cluster (else Dask's configuration must name them)."""
         if (problem := cluster_problem(address)) is not None:
             raise ClusterError(f"--cluster {problem}")
+        if certificates is not None and not address.startswith("tls://"):
+            raise ClusterError(f"certificates are for a tls:// cluster, not {address}")
+        if certificates is not None and (problem := certificates.problem()) is not None:
+            raise ClusterError(problem)
+
         if is_remote(address) and isolation is not Isolation.SANDBOX:
             raise ClusterError(f"a cluster at {address} plays on other machines: its bots must run with isolation "
                                f"`sandbox`, not `{isolation.value}`")
         self.address = address
+        self.certificates = certificates
         self.isolation = isolation
         self.concurrency = concurrency
         local = _LOCAL.match(address)
@@ -116,12 +159,24 @@ class DaskExecutor(SessionExecutor):
         self.threads_per_worker = max(1, math.ceil(wanted / self.local_workers)) if self.local_workers else None
         """Sessions each worker of a local cluster plays at once."""
         self._client: Client | None = None
-        self._cluster: LocalCluster | None = None
+        self._cluster: SpecCluster | None = None
+        self._credentials: ClusterCredentials | None = None
         self._threads = 0
         self._counted = 0.0
         self._bundles: dict[str, Future[bytes]] = {}  # digest -> its bytes in the cluster
         self._data: dict[str, bytes] = {}  # digest -> its bytes here, to scatter again if the cluster loses them
         self._shipped: dict[str, tuple[BotSpec, str]] = {}  # bot name -> shipped spec, digest
+
+    @property
+    def credentials(self) -> ClusterCredentials | None:
+        """The files of the local cluster's throw-away CA while it runs (None otherwise, or for a remote one)."""
+        return self._credentials
+
+    @property
+    def scheduler_address(self) -> str | None:
+        """The address of the scheduler in use, while connected."""
+        scheduler = None if self._client is None else self._client.scheduler
+        return None if scheduler is None else str(scheduler.address)
 
     @property
     def limit(self) -> int:
@@ -144,27 +199,48 @@ class DaskExecutor(SessionExecutor):
             raise
         return self
 
-    def _connect(self, distributed: Any) -> tuple[Client, LocalCluster | None]:
+    def _connect(self, distributed: Any) -> tuple[Client, SpecCluster | None]:
         import dask
 
         if self.local_workers is not None:
-            # Loopback only, no dashboard; a lost worker fails the task at once, so the driver counts
-            # and replays every attempt itself (and says so: Dask's own log lines stay quiet).
-            with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-                cluster = distributed.LocalCluster(
-                    n_workers=self.local_workers, threads_per_worker=self.threads_per_worker, processes=True,
-                    host="127.0.0.1", dashboard_address=None, silence_logs=logging.CRITICAL)
+            from ._local_cluster import start_local_cluster
+
+            # Loopback, mutual TLS from the run's own CA, no HTTP; a lost worker fails the task at once, so
+            # the driver counts and replays every attempt itself (and says so: Dask's own log lines stay quiet).
+            assert self.threads_per_worker is not None
+            credentials = self._credentials = make_credentials()
             try:
-                return distributed.Client(cluster, set_as_default=False), cluster
+                with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                    cluster = start_local_cluster(self.local_workers, self.threads_per_worker, credentials)
+                try:
+                    return distributed.Client(cluster, set_as_default=False), cluster
+                except BaseException:
+                    cluster.close()
+                    raise
             except BaseException:
-                cluster.close()
+                self._credentials = None
+                credentials.remove()
                 raise
         try:
-            return distributed.Client(self.address, timeout=CONNECT_SECONDS, set_as_default=False), None
+            return distributed.Client(self.address, timeout=CONNECT_SECONDS, set_as_default=False,
+                                      security=self._security(distributed)), None
         except OSError as error:
             raise ClusterError(f"no Dask scheduler answered at {self.address} within {CONNECT_SECONDS:g} s ({error}); "
                                "start one (dask scheduler, then dask worker ADDRESS on each machine) or correct "
                                "--cluster") from None
+
+    def _security(self, distributed: Any) -> Security | None:
+        """The driver's TLS settings for a `tls://` cluster: its certificates, or Dask's configuration's."""
+        if not self.address.startswith("tls://"):
+            return None
+        security: Security
+        if self.certificates is not None:
+            security = distributed.Security(require_encryption=True, tls_ca_file=str(self.certificates.ca),
+                                            tls_client_cert=str(self.certificates.cert),
+                                            tls_client_key=str(self.certificates.key))
+            return security
+        security = distributed.Security(require_encryption=True)  # Dask's configuration names the files
+        return security
 
     async def _check_workers(self) -> None:
         assert self._client is not None
@@ -190,8 +266,8 @@ class DaskExecutor(SessionExecutor):
         await self._close()
 
     async def _close(self) -> None:
-        client, cluster = self._client, self._cluster
-        self._client = self._cluster = None
+        client, cluster, credentials = self._client, self._cluster, self._credentials
+        self._client = self._cluster = self._credentials = None
         self._bundles.clear()
         self._data.clear()
         self._shipped.clear()
@@ -201,8 +277,12 @@ class DaskExecutor(SessionExecutor):
                 if client is not None:
                     client.close()
             finally:
-                if cluster is not None:
-                    cluster.close()
+                try:
+                    if cluster is not None:
+                        cluster.close()
+                finally:
+                    if credentials is not None:  # the keys go with the cluster: nothing is left to connect with
+                        credentials.remove()
 
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(close)
@@ -213,6 +293,10 @@ class DaskExecutor(SessionExecutor):
                 raise ClusterError(f"bot {spec.name!r} is given by address ({spec.address}): workers on other "
                                    f"machines cannot reach it as this machine does; give it a command, or play "
                                    "without --cluster")
+        if self.address.startswith("tls://") and self.certificates is None and not _configured_tls():
+            raise ClusterError(f"{self.address} needs the cluster's CA and this driver's certificate and key: "
+                               "--cluster-ca, --cluster-cert and --cluster-key (or executor: {cluster, ca, cert, key}"
+                               " in the file, or distributed.comm.tls in Dask's configuration); docs/scaling.md")
 
     async def prepare(self, bots: Sequence[BotSpec]) -> None:
         self.verify(bots)

@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..engine import GEORGIAN, Rules, format_amount
-from ..executor import cluster_problem
+from ..executor import ClusterCertificates, cluster_problem
 from ..isolation import Isolation, ProcessLimits
 from ..transport import TimeLimit, is_address
 from ._errors import ConfigProblem, TournamentConfigError
@@ -370,6 +370,8 @@ class TournamentConfig:
     cluster: str | None = None
     """Where sessions are played (`executor: {cluster: ...}`): None in this process (`executor: local`),
     `local:N` on N worker processes this machine starts, or a Dask scheduler's address."""
+    cluster_certificates: ClusterCertificates | None = None
+    """This driver's CA, certificate and key for a `tls://` cluster (`executor: {cluster, ca, cert, key}`)."""
     bot_processes: BotProcesses = BotProcesses.FRESH
     """A process per session, or warm processes serving several (see `BotProcesses`)."""
     max_sessions_per_process: int | None = None

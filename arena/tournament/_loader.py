@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 import yaml
 
 from ..engine import GEORGIAN, PROFILE_SPECS, Amount, OptionSpec, ProfileSpec, RulesError, format_amount, parse_amount
-from ..executor import cluster_problem
+from ..executor import ClusterCertificates, cluster_problem
 from ..isolation import Isolation
 from ._config import (
     CONCURRENCY,
@@ -375,7 +375,8 @@ def _read_tournament(reader: ConfigReader, root: yaml.Node, *, base_dir: Path, r
     concurrency = _get(top, "concurrency", lambda node: reader.integer(node, "concurrency", CONCURRENCY), None)
     isolation = _get(top, "isolation", lambda node: reader.choice(node, "isolation", Isolation), None)
     restart = _get(top, "restart_crashed", lambda node: reader.boolean(node, "restart_crashed"), True)
-    cluster = _get(top, "executor", lambda node: _read_executor(reader, node), None)
+    cluster, certificates = _get(top, "executor", lambda node: _read_executor(reader, node, base_dir=base_dir),
+                                 (None, None))
     processes = _get(top, "bot_processes", lambda node: reader.choice(node, "bot_processes", BotProcesses),
                      BotProcesses.FRESH)
     per_process = _get(top, "max_sessions_per_process",
@@ -407,22 +408,48 @@ def _read_tournament(reader: ConfigReader, root: yaml.Node, *, base_dir: Path, r
         isolation=isolation,
         restart_crashed=restart,
         cluster=cluster,
+        cluster_certificates=certificates,
         bot_processes=processes,
         max_sessions_per_process=per_process,
     )
 
 
-def _read_executor(reader: ConfigReader, node: yaml.Node) -> Any:
-    # `local` (the default), or `{cluster: ADDRESS}` for a Dask cluster: None or the address.
+_CERTIFICATE_KEYS = ("ca", "cert", "key")
+
+
+def _read_executor(reader: ConfigReader, node: yaml.Node, *, base_dir: Path) -> tuple[Any, Any]:
+    # `local` (the default), or `{cluster: ADDRESS}` for a Dask cluster, with `ca`, `cert` and `key` (files
+    # relative to the tournament's folder) for a tls:// one: (None or the address, None or the certificates).
     if isinstance(node, yaml.ScalarNode) and reader.scalar(node) == "local":
-        return None
-    entries = reader.mapping(node, "executor", ("cluster",), "executor settings (or `local`)")
+        return None, None
+    entries = reader.mapping(node, "executor", ("cluster", *_CERTIFICATE_KEYS), "executor settings (or `local`)")
     if entries is None:
-        return _BAD
+        return _BAD, None
     if "cluster" not in entries:
-        return reader.report(_line(node), "executor.cluster", "required: local:N or a Dask scheduler's address")
+        return reader.report(_line(node), "executor.cluster", "required: local:N or a Dask scheduler's address"), None
     cluster_node = entries["cluster"].node
-    return reader.checked(cluster_node, "executor.cluster", reader.scalar(cluster_node), cluster_problem)
+    cluster = reader.checked(cluster_node, "executor.cluster", reader.scalar(cluster_node), cluster_problem)
+    given = [key for key in _CERTIFICATE_KEYS if key in entries]
+    if not given:
+        return cluster, None
+    if isinstance(cluster, str) and not cluster.startswith("tls://"):
+        return cluster, reader.report(_line(entries[given[0]].node), f"executor.{given[0]}",
+                                      f"certificates are for a tls:// cluster, not {cluster}")
+    if len(given) != len(_CERTIFICATE_KEYS):
+        missing = [key for key in _CERTIFICATE_KEYS if key not in entries]
+        return cluster, reader.report(_line(node), f"executor.{missing[0]}",
+                                      "required with the others: a tls:// cluster needs its CA's certificate (ca) "
+                                      "and this driver's certificate (cert) and key (key)")
+    paths: dict[str, Path] = {}
+    for key in _CERTIFICATE_KEYS:
+        text = reader.text(entries[key].node, f"executor.{key}", example=f"/etc/seka/driver.{key}")
+        if text is _BAD:
+            return cluster, _BAD
+        paths[key] = (base_dir / os.path.expanduser(text)).resolve()
+    certificates = ClusterCertificates(paths["ca"], paths["cert"], paths["key"])
+    if (problem := certificates.problem()) is not None:
+        return cluster, reader.report(_line(node), "executor", problem)
+    return cluster, certificates
 
 
 def _read_seed(reader: ConfigReader, node: yaml.Node) -> Any:

@@ -32,7 +32,15 @@ from typing import Any
 import trio
 
 from ..engine import Amount, ArenaError, format_amount
-from ..executor import DaskExecutor, JobOutcome, LocalExecutor, SessionExecutor, SessionJob, is_remote
+from ..executor import (
+    ClusterCertificates,
+    DaskExecutor,
+    JobOutcome,
+    LocalExecutor,
+    SessionExecutor,
+    SessionJob,
+    is_remote,
+)
 from ..isolation import Isolation, SandboxError, arena_lag, default_isolation, verify_bot_folders, verify_isolation
 from ..match import public_session_id
 from ..ratings import SessionOutcome, Standing, standings
@@ -147,9 +155,12 @@ def _outcome(record: SessionRecord) -> SessionOutcome:
 class TournamentRunner:
     """One tournament's run from its YAML file to its standings, resumable at any point."""
 
-    def __init__(self, config: TournamentConfig, *, out: Path, cluster: str | None = None) -> None:
-        """`cluster` (`--cluster`): where to play the sessions, instead of the file's `executor`."""
+    def __init__(self, config: TournamentConfig, *, out: Path, cluster: str | None = None,
+                 certificates: ClusterCertificates | None = None) -> None:
+        """`cluster` (`--cluster`): where to play the sessions, instead of the file's `executor`;
+        `certificates`: the driver's for that cluster, if it is `tls://`."""
         self.cluster = cluster if cluster is not None else config.cluster
+        certificates = certificates if cluster is not None else config.cluster_certificates
         """None (sessions in this process), `local:N` or a Dask scheduler's address."""
         remote = self.cluster is not None and is_remote(self.cluster)
         self.isolation_warning: str | None = None
@@ -173,7 +184,8 @@ class TournamentRunner:
             LocalExecutor(logs=self.directory / "logs", hidden=self.hidden, concurrency=config.concurrency,
                           sessions_per_process=config.sessions_per_process, seats=config.table_size)
             if self.cluster is None else
-            DaskExecutor(self.cluster, isolation=self.isolation, concurrency=config.concurrency))
+            DaskExecutor(self.cluster, isolation=self.isolation, concurrency=config.concurrency,
+                         certificates=certificates))
         """Where sessions are played: in this process (`local`), or on a cluster's workers (`dask`)."""
         self.executor.verify([bot_spec(participant, self.isolation) for participant in config.participants])
         self._folder = FolderLock.acquire(self.directory, purpose="run")  # held until close()
@@ -214,8 +226,9 @@ class TournamentRunner:
                                "to start afresh")
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], *, out: Path, cluster: str | None = None) -> TournamentRunner:
-        return cls(load_config(path), out=out, cluster=cluster)
+    def from_file(cls, path: str | os.PathLike[str], *, out: Path, cluster: str | None = None,
+                  certificates: ClusterCertificates | None = None) -> TournamentRunner:
+        return cls(load_config(path), out=out, cluster=cluster, certificates=certificates)
 
     def close(self) -> None:
         """Close the store and let another arena use the results folder."""

@@ -46,7 +46,7 @@ def test_a_tournament_on_a_local_cluster_gives_the_standings_of_the_local_run(fi
     with sqlite3.connect(results / "tournament.sqlite") as connection:
         telemetry = [json.loads(row[0]) for row in connection.execute("SELECT telemetry FROM sessions")]
     workers = {entry["worker"] for session in telemetry for entry in session.values()}
-    assert all(worker.startswith("tcp://127.0.0.1:") for worker in workers), workers
+    assert all(worker.startswith("tls://127.0.0.1:") for worker in workers), workers
     assert (results / "logs" / "s0001" / "call.stderr.log").is_file()
 
 
