@@ -30,7 +30,7 @@ from typing import Any
 import grpc
 import trio
 
-from . import cluster, decisions, duplicate, engine, inflight, report, scaling, start, tournament
+from . import cluster, decisions, duplicate, engine, inflight, report, scaling, service, start, tournament
 from .common import FULL, QUICK, Sizes
 
 SECTIONS: dict[str, Callable[[Sizes, Path], Awaitable[dict[str, Any]]]] = {
@@ -43,6 +43,7 @@ SECTIONS: dict[str, Callable[[Sizes, Path], Awaitable[dict[str, Any]]]] = {
     "scaling": scaling.measure,
     "duplicate": duplicate.measure,
     "report": report.measure,
+    "service": service.measure,
 }
 """The sections in the order they run; `--only` picks some of them."""
 
@@ -129,6 +130,13 @@ _ROWS: list[tuple[str, str, str, str | None]] = [
     ("report_io_floor_seconds", "read a 1,008-session results folder, write the report's bytes", "s", None),
     ("report_seconds_1000", "seka-arena report, 1,008 sessions (goal < 10 s)", "s", "report_io_floor_seconds"),
     ("report_cpu_seconds_1000", "… its CPU time", "s", None),
+    ("service_seed_seconds", "service: 10^5 ladder sessions written through the store's bulk API", "s", None),
+    ("leaderboard_p50_ms", "leaderboard page/JSON, 8 clients, 10^5 sessions: median", "ms", None),
+    ("leaderboard_p99_ms", "… 99th percentile (goal ≤ 200)", "ms", "leaderboard_p50_ms"),
+    ("ladder_sessions_per_min_idle", "ladder sessions/min, nobody browsing", "/min", None),
+    ("ladder_sessions_per_min_browsed", "ladder sessions/min, 32 clients browsing", "/min",
+     "ladder_sessions_per_min_idle"),
+    ("browsing_requests_per_s", "pages answered per second to the 32 clients", "/s", None),
     ("sessions_needed_independent", "sessions to separate the pair, independent deals", "", None),
     ("sessions_needed_duplicate", "sessions to separate the pair, duplicate deals", "", "sessions_needed_independent"),
 ]
@@ -168,6 +176,8 @@ def print_table(figures: dict[str, Any]) -> None:
                 ("concurrency_efficiency_64", "concurrency efficiency at 64 in flight (goal ≥ 0.7)"),
                 ("tournament_reuse_vs_fresh_ratio", "demo tournament sessions/min, reuse ÷ fresh (goal ≥ 3)"),
                 ("ready_arena_ms", "arena's share of launch-to-ready, median ms (goal < 10)"),
+                ("leaderboard_p99_ms", "leaderboard p99 ms, 8 clients, 10^5 ladder sessions (goal ≤ 200)"),
+                ("ladder_rate_under_load_ratio", "ladder sessions/min, 32 clients browsing ÷ idle (goal ≥ 0.8)"),
                 ("duplicate_saving_ratio", f"duplicate-dealing saving ({figures.get('duplicate_pair')}; goal ≥ 2)")]
     for key, label in headline:
         if key in figures:

@@ -49,16 +49,22 @@ class Sizes:
     resamples: int
     duplicate_pairs: int
     duplicate_inflight: int
+    service_requests: int
+    """Leaderboard requests per client (8 clients) over the service's 10^5 sessions."""
+    service_rounds: int
+    """Idle and browsed windows (each) of the ladder's pace."""
+    service_window: float
+    """Seconds per window."""
 
 
 FULL = Sizes(engine_seconds=2.0, decision_rounds=7, decision_calls=200, inflight=(1, 4, 16, 64), inflight_bots=8,
              inflight_warmup=2.0, inflight_window=5.0, efficiency_rounds=3, raw_window=3.0, start_repeats=9,
              tournament_bots=8, tournament_blocks=4, scaling_bots=(4, 8, 16, 32), resamples=1000, duplicate_pairs=500,
-             duplicate_inflight=4)
+             duplicate_inflight=4, service_requests=100, service_rounds=3, service_window=40.0)
 QUICK = Sizes(engine_seconds=0.7, decision_rounds=5, decision_calls=120, inflight=(1, 4, 16, 64), inflight_bots=8,
               inflight_warmup=0.8, inflight_window=1.5, efficiency_rounds=3, raw_window=1.5, start_repeats=5,
               tournament_bots=4, tournament_blocks=2, scaling_bots=(4, 8, 16), resamples=1000, duplicate_pairs=60,
-              duplicate_inflight=4)
+              duplicate_inflight=4, service_requests=40, service_rounds=2, service_window=20.0)
 
 
 def python_bot(name: str, script: str, *args: str) -> BotSpec:

@@ -29,7 +29,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from arena.ratings import SessionOutcome
+from arena.ratings import SessionOutcome, pair_results
 from arena.service import choose_table, information
 
 from .coverage import win_probability
@@ -59,7 +59,7 @@ def play_block(rng: random.Random, a: str, b: str, block: int) -> list[SessionOu
 def ordered(outcomes: list[SessionOutcome]) -> bool:
     """Whether the fit orders every bot as the truth does, each neighbour apart at 95% confidence."""
     names = sorted(TRUE_ELO, key=TRUE_ELO.__getitem__)
-    theta, variance = information(outcomes, names)
+    theta, variance = information(pair_results(outcomes), names)
     for weaker, stronger in zip(names, names[1:], strict=False):
         if (theta[stronger] - theta[weaker]) / math.sqrt(variance[stronger] + variance[weaker]) <= _Z:
             return False
@@ -77,8 +77,8 @@ def sessions_to_order(strategy: str, seed: int) -> int:
         if strategy == "uniform":
             a, b = chooser.sample(names, 2)
         else:
-            (a, b), _ = choose_table(names, outcomes, table_size=2, blocks_played=played, placement_blocks=2,
-                                     random_share=0.2, rng=chooser)
+            (a, b), _ = choose_table(names, pair_results(outcomes), table_size=2, blocks_played=played,
+                                     placement_blocks=2, random_share=0.2, rng=chooser)
         played.update((a, b))
         outcomes += play_block(rng, a, b, block)
         if block % _CHECK_EVERY == 0 and ordered(outcomes):

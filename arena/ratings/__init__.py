@@ -10,7 +10,10 @@ from .. import _util
 from ._bootstrap import Bootstrap as Bootstrap
 from ._bootstrap import bootstrap as bootstrap
 from ._bradley_terry import ELO_PER_NAT as ELO_PER_NAT
+from ._bradley_terry import PairResults as PairResults
 from ._bradley_terry import bradley_terry as bradley_terry
+from ._bradley_terry import bradley_terry_pairs as bradley_terry_pairs
+from ._bradley_terry import pair_results as pair_results
 from ._chips import ChipStats as ChipStats
 from ._chips import chip_rate as chip_rate
 from ._groups import comparison_groups as comparison_groups
@@ -27,14 +30,17 @@ __all__ = [
     "ELO_PER_NAT",
     "Bootstrap",
     "ChipStats",
+    "PairResults",
     "RatingError",
     "SessionOutcome",
     "Sprt",
     "Standing",
     "bootstrap",
     "bradley_terry",
+    "bradley_terry_pairs",
     "chip_rate",
     "comparison_groups",
+    "pair_results",
     "pair_score",
     "prefix_ratings",
     "sequential_elo",

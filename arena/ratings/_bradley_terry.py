@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -66,16 +66,6 @@ def bot_names(outcomes: Iterable[SessionOutcome]) -> tuple[str, ...]:
     if not names:
         raise RatingError("no sessions to rate")
     return tuple(names)
-
-
-def comparisons(outcomes: Sequence[SessionOutcome]) -> Comparisons:
-    """Tally every session exactly (so session order cannot change a bit) and freeze it as floats."""
-    bots = bot_names(outcomes)
-    index = {bot: i for i, bot in enumerate(bots)}
-    tally: Tally = {}
-    for outcome in outcomes:
-        tally_session(outcome, index, tally)
-    return comparisons_from_tally(bots, tally)
 
 
 def comparisons_from_tally(bots: tuple[str, ...], tally: Tally) -> Comparisons:
@@ -256,6 +246,49 @@ def fit_comparisons(data: Comparisons, *, prior_games: float) -> list[float]:
     return fit_strengths(data, prior_games=prior_games)
 
 
+PairResults = Mapping[tuple[str, str], tuple[Fraction, Fraction]]
+"""Per pair of bots `(a, b)` with `a < b`: a's weighted score against b and their weighted games,
+exact (`pair_results`): all the Bradley-Terry fit needs, and small enough to keep as results land."""
+
+
+def pair_results(outcomes: Iterable[SessionOutcome]) -> dict[tuple[str, str], tuple[Fraction, Fraction]]:
+    """Every pair's score and games over `outcomes`, weighted as `bradley_terry` weighs them.
+
+    >>> pair_results([SessionOutcome(("b", "a", "c"), (2, -1, -1), "s1")])[("a", "c")]
+    (Fraction(1, 4), Fraction(1, 2))
+    """
+    outcomes = list(outcomes)
+    bots = sorted({bot for outcome in outcomes for bot in outcome.bots})
+    index = {bot: i for i, bot in enumerate(bots)}
+    tally: Tally = {}
+    for outcome in outcomes:
+        tally_session(outcome, index, tally)
+    return {(bots[i], bots[j]): (score, games) for (i, j), (score, games) in tally.items()}
+
+
+def bradley_terry_pairs(pairs: PairResults, *, anchor: str | None = None, mean: float = 1500.0,
+                        prior_games: float = DEFAULT_PRIOR_GAMES) -> dict[str, float]:
+    """`bradley_terry` of the sessions whose `pair_results` are `pairs` (the same ratings, to the bit).
+
+    >>> sessions = [SessionOutcome(("a", "b"), (5, -5), "s1"), SessionOutcome(("a", "b", "c"), (1, 1, -2), "s2")]
+    >>> bradley_terry_pairs(pair_results(sessions)) == bradley_terry(sessions)
+    True
+    """
+    bots = tuple(sorted({bot for pair in pairs for bot in pair}))
+    if not bots:
+        raise RatingError("no sessions to rate")
+    index = {bot: i for i, bot in enumerate(bots)}
+    tally: Tally = {}
+    for (a, b), (score, games) in pairs.items():
+        if not a < b:
+            raise RatingError(f"a pair names its bots in order, not {(a, b)!r}")
+        tally[(index[a], index[b])] = [score, games]
+    data = comparisons_from_tally(bots, tally)
+    verify_options(data.bots, anchor=anchor, prior_games=prior_games)
+    theta = fit_comparisons(data, prior_games=prior_games)
+    return dict(zip(data.bots, to_elo(theta, data.bots, anchor=anchor, mean=mean), strict=True))
+
+
 def bradley_terry(outcomes: Iterable[SessionOutcome], *, anchor: str | None = None, mean: float = 1500.0,
                   prior_games: float = DEFAULT_PRIOR_GAMES) -> dict[str, float]:
     """Fit Bradley–Terry ratings on the Elo scale to the pairwise finishing orders of every session.
@@ -287,8 +320,4 @@ def bradley_terry(outcomes: Iterable[SessionOutcome], *, anchor: str | None = No
     >>> {bot: round(r, 1) for bot, r in bradley_terry(sessions, anchor="c", mean=0).items()}
     {'a': 274.7, 'b': 189.4, 'c': 0.0}
     """
-    outcomes = list(outcomes)
-    data = comparisons(outcomes)
-    verify_options(data.bots, anchor=anchor, prior_games=prior_games)
-    theta = fit_comparisons(data, prior_games=prior_games)
-    return dict(zip(data.bots, to_elo(theta, data.bots, anchor=anchor, mean=mean), strict=True))
+    return bradley_terry_pairs(pair_results(outcomes), anchor=anchor, mean=mean, prior_games=prior_games)

@@ -37,6 +37,7 @@ from ._serve import serve as serve
 from ._service import Service as Service
 from ._service import open_service as open_service
 from ._store import Author as Author
+from ._store import FinishedSession as FinishedSession
 from ._store import ServiceStore as ServiceStore
 from ._store import TokenRecord as TokenRecord
 from ._store import TokenRefusedError as TokenRefusedError

@@ -225,8 +225,7 @@ def routes(service: Service) -> list[Route]:
     """The API's routes, bound to `service`."""
 
     async def leaderboard(request: Request) -> Response:
-        rows = await trio.to_thread.run_sync(service.leaderboard)
-        return JSONResponse([row.as_json() for row in rows])
+        return JSONResponse([row.as_json() for row in service.board.rows()])
 
     async def bots(request: Request) -> Response:
         found = []
@@ -309,8 +308,7 @@ def routes(service: Service) -> list[Route]:
 
     async def ladder(request: Request) -> Response:
         author = who(service, request)
-        finished = sum(session.status == "finished" for session in service.store.ladder_sessions())
-        return JSONResponse({"finished_sessions": finished,
+        return JSONResponse({"finished_sessions": service.store.finished_ladder_sessions(),
                              "blocks": failing_blocks(service, organiser=author is not None and author.organiser)})
 
     async def resume_block(request: Request) -> Response:

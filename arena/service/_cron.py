@@ -128,7 +128,7 @@ class Scheduler:
         versions = self.store.current_versions()
         top = schedule.settings.get("top")
         if top:
-            order = {row.name: place for place, row in enumerate(self.service.leaderboard())}
+            order = {row.name: place for place, row in enumerate(self.service.board.rows())}
             versions = sorted(versions, key=lambda version: order.get(version.bot, len(order)))[:int(top)]
         registry = self.service.registry
         table_size = int(schedule.settings.get("table_size") or 2)

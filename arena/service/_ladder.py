@@ -37,8 +37,7 @@ import itertools
 import logging
 import math
 import random
-from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import trio
@@ -46,7 +45,7 @@ import trio
 from ..engine import Amount, ArenaError
 from ..history import write_history
 from ..match import public_session_id, run_session
-from ..ratings import ELO_PER_NAT, RatingError, SessionOutcome, bradley_terry
+from ..ratings import ELO_PER_NAT, PairResults, RatingError, bradley_terry_pairs
 from ..storage import StorageError, make_way_for_replay
 from ..tournament import block_seed, mirrors
 from ._service import Service
@@ -65,32 +64,30 @@ _DOUBLINGS = 4
 _ERROR_CHARACTERS = 500
 
 
-def information(outcomes: Sequence[SessionOutcome],
-                players: Sequence[str]) -> tuple[dict[str, float], dict[str, float]]:
-    """Each player's strength (natural-log units) and its variance, from the Bradley-Terry fit.
+def information(pairs: PairResults, players: Sequence[str]) -> tuple[dict[str, float], dict[str, float]]:
+    """Each player's strength (natural-log units) and its variance, from the Bradley-Terry fit of the
+    pairs' results (`arena.ratings.pair_results`, which the store keeps as results land).
 
     A player without sessions has strength 0 (the centre) and the prior's variance.
 
-    >>> from arena.ratings import SessionOutcome
-    >>> theta, var = information([SessionOutcome(("a", "b"), (3, -3), "s1")], ["a", "b", "c"])
+    >>> from arena.ratings import SessionOutcome, pair_results
+    >>> theta, var = information(pair_results([SessionOutcome(("a", "b"), (3, -3), "s1")]), ["a", "b", "c"])
     >>> theta["a"] > 0 > theta["b"], var["c"] > var["a"]
     (True, True)
     """
     theta = {player: 0.0 for player in players}
-    if outcomes:
+    if pairs:
         try:
-            ratings = bradley_terry(outcomes, mean=0.0, prior_games=PRIOR_GAMES)
+            ratings = bradley_terry_pairs(pairs, mean=0.0, prior_games=PRIOR_GAMES)
         except RatingError:
             ratings = {}
         theta.update({player: rating / ELO_PER_NAT for player, rating in ratings.items() if player in theta})
     fisher = dict.fromkeys(players, PRIOR_GAMES / 4)  # a drawn virtual game at p = 1/2 weighs 1/4
-    for outcome in outcomes:
-        weight = 1 / (len(outcome.bots) - 1)
-        for i, j in itertools.combinations(outcome.bots, 2):
-            if i in fisher and j in fisher:
-                p = _beats(theta[i], theta[j])
-                fisher[i] += weight * p * (1 - p)
-                fisher[j] += weight * p * (1 - p)
+    for (i, j), (_, games) in sorted(pairs.items()):
+        if i in fisher and j in fisher:
+            p = _beats(theta[i], theta[j])
+            fisher[i] += float(games) * p * (1 - p)
+            fisher[j] += float(games) * p * (1 - p)
     return theta, {player: 1 / fisher[player] for player in players}
 
 
@@ -107,22 +104,22 @@ def table_information(table: Sequence[str], theta: dict[str, float], variance: d
     return total
 
 
-def choose_table(players: Sequence[str], outcomes: Sequence[SessionOutcome], *, table_size: int,
-                 blocks_played: Counter[str], placement_blocks: int, random_share: float,
+def choose_table(players: Sequence[str], pairs: PairResults, *, table_size: int,
+                 blocks_played: Mapping[str, int], placement_blocks: int, random_share: float,
                  rng: random.Random) -> tuple[tuple[str, ...], str]:
-    """The next table, in seat order, and why it was chosen (`placement`, `random` or `adaptive`).
+    """The next table, in seat order, and why it was chosen (`placement`, `random` or `adaptive`), from
+    the pairs' results so far and the blocks each player was seated in.
 
     >>> import random
-    >>> from collections import Counter
-    >>> choose_table(["a", "b", "c"], [], table_size=2, blocks_played=Counter({"a": 3, "b": 3}),
+    >>> choose_table(["a", "b", "c"], {}, table_size=2, blocks_played={"a": 3, "b": 3},
     ...              placement_blocks=2, random_share=0.0, rng=random.Random(1))[1]
     'placement'
     """
     if len(players) < table_size:
         raise ArenaError(f"a table of {table_size} needs {table_size} players, and there are {len(players)}")
-    theta, variance = information(outcomes, players)
-    newcomers = sorted((player for player in players if blocks_played[player] < placement_blocks),
-                       key=lambda player: (blocks_played[player], player))
+    theta, variance = information(pairs, players)
+    newcomers = sorted((player for player in players if blocks_played.get(player, 0) < placement_blocks),
+                       key=lambda player: (blocks_played.get(player, 0), player))
     if newcomers:
         newcomer = newcomers[0]
         others = [player for player in players if player != newcomer]
@@ -164,14 +161,6 @@ def describe(error: BaseException) -> str:
     if isinstance(error, BaseExceptionGroup):
         return "; ".join(describe(leaf) for leaf in error.exceptions)[:_ERROR_CHARACTERS]
     return f"{type(error).__name__}: {error}"[:_ERROR_CHARACTERS]
-
-
-def ladder_outcomes(sessions: Sequence[LadderSession]) -> list[SessionOutcome]:
-    """Finished ladder sessions as rating outcomes (players named by version id)."""
-    return [SessionOutcome(tuple(str(seat) for seat in session.seating), tuple(session.balances),
-                           f"b{session.block}", faults=dict(zip((str(seat) for seat in session.seating),
-                                                                session.faults or (), strict=False)))
-            for session in sessions if session.balances is not None]
 
 
 class Ladder:
@@ -282,12 +271,9 @@ class Ladder:
         if not may_plan or len(current) < self.config.table_size:
             return None
         players = [str(version.id) for version in current]
-        sessions = [session for session in store.ladder_sessions() if session.block not in set_aside]
-        played: Counter[str] = Counter()
-        for block in {session.block: session for session in sessions}.values():
-            played.update(str(seat) for seat in block.seating)
-        table, reason = choose_table(players, ladder_outcomes(sessions), table_size=self.config.table_size,
-                                     blocks_played=played, placement_blocks=self.config.placement_blocks,
+        standing = store.ladder_standing(exclude_blocks=set_aside)
+        table, reason = choose_table(players, standing.pairs, table_size=self.config.table_size,
+                                     blocks_played=standing.blocks, placement_blocks=self.config.placement_blocks,
                                      random_share=self.config.random_share, rng=self.rng)
         secret = self.secret()
         seatings = [tuple(int(seat) for seat in seating) for seating in mirrors(table)]

@@ -166,14 +166,15 @@ def routes(service: Service) -> list[Route]:
         return run
 
     async def leaderboard(request: Request) -> Response:
-        rows = await trio.to_thread.run_sync(service.leaderboard)
+        rows = service.board.rows()
         rated = [row for row in rows if row.rated]
         low = min((row.ci_low for row in rated), default=1400.0)
         high = max((row.ci_high for row in rated), default=1600.0)
         author = who(service, request)
         return render(service, request, "leaderboard.html", rows=rows, low=low - 20, high=high + 20,
                       failing=failing_blocks(service, organiser=author is not None and author.organiser),
-                      sessions=len([s for s in store.ladder_sessions() if s.status == "finished"]),
+                      sessions=store.finished_ladder_sessions(),
+                      rated_sessions=service.board.fit.finished if service.board.fit else None,
                       isolation=service.isolation.value, warning=service.isolation_warning)
 
     async def bots(request: Request) -> Response:
@@ -186,12 +187,11 @@ def routes(service: Service) -> list[Route]:
         if bot is None:
             raise HTTPException(404, f"no bot {name!r}")
         versions = store.versions(name)
-        ids = {version.id: version for version in versions}
         labels = {version.id: version.label for version in store.versions()}
-        sessions = [session for session in store.ladder_sessions() if ids.keys() & set(session.seating)]
+        sessions = store.sessions_of([version.id for version in versions], newest=50)
         set_aside = {failure.block for failure in store.ladder_failures() if failure.set_aside}
         return render(service, request, "bot.html", bot=bot, versions=versions, own=may_see(who(service, request),
-                      bot.author), sessions=sessions[-50:][::-1], labels=labels, set_aside=set_aside)
+                      bot.author), sessions=sessions, labels=labels, set_aside=set_aside)
 
     async def version_page(request: Request) -> Response:
         name, which = request.path_params["name"], request.path_params["version"]

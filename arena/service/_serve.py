@@ -107,12 +107,12 @@ def _start(step: Callable[[], _T]) -> _T:
 
 
 def background_tasks(service: Service) -> list[Callable[[], Any]]:
-    """The ladder (unless the configuration turns it off) and the cron scheduler.
+    """The leaderboard's fits, the ladder (unless the configuration turns it off) and the cron scheduler.
 
     Raises:
         StorageError: the ladder's folder holds histories the store knows nothing of.
     """
-    tasks: list[Callable[[], Any]] = []
+    tasks: list[Callable[[], Any]] = [service.board.run]
     if service.config.ladder.enabled:
         ladder = Ladder(service)
         ladder.verify_histories()

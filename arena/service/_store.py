@@ -24,14 +24,17 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from ..engine import Amount, ArenaError, format_amount, parse_amount
+from ..ratings import PairResults
 from ..storage import (
     DiskFullError,
     Migration,
@@ -133,6 +136,35 @@ MIGRATIONS: tuple[Migration, ...] = (
         "ALTER TABLE tokens ADD COLUMN expires_at TEXT",  # NULL: until revoked
         "ALTER TABLE tokens ADD COLUMN revoked_at TEXT",  # set by `seka-arena token --revoke`
     )),
+    # Aggregates kept as results land, so that no page and no choice of table reads every session; the
+    # store fills them from the sessions when `ladder_totals` has no row (`_rebuild_ladder_aggregates`).
+    Migration("0004_ladder_aggregates", (
+        "CREATE INDEX ladder_by_block ON ladder_sessions (block, mirror)",
+        """CREATE TABLE ladder_seats (            -- who sat in which session: a version's sessions by index
+            version INTEGER NOT NULL,
+            block INTEGER NOT NULL,
+            mirror INTEGER NOT NULL,
+            PRIMARY KEY (version, block, mirror)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE ladder_players (
+            version INTEGER PRIMARY KEY,
+            blocks INTEGER NOT NULL DEFAULT 0,      -- blocks planned with it (set aside or not)
+            sessions INTEGER NOT NULL DEFAULT 0     -- its finished sessions
+        )""",
+        """CREATE TABLE ladder_pairs (            -- finishing orders of two versions, by table size
+            low INTEGER NOT NULL,                   -- the smaller version id
+            high INTEGER NOT NULL,
+            seats INTEGER NOT NULL,
+            low_wins INTEGER NOT NULL,              -- sessions where low's balance was the higher
+            draws INTEGER NOT NULL,
+            high_wins INTEGER NOT NULL,
+            PRIMARY KEY (low, high, seats)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE ladder_totals (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            finished INTEGER NOT NULL               -- finished sessions: the leaderboard's generation
+        )""",
+    )),
 )
 """The service's schema, oldest first (never edit one that shipped: add another)."""
 
@@ -225,6 +257,38 @@ class LadderSession:
     history_path: str | None
     created_at: str
     finished_at: str | None
+
+
+@dataclass(frozen=True)
+class FinishedSession:
+    """A ladder session's result, as `record_finished_blocks` stores it."""
+
+    seating: tuple[int, ...]
+    balances: tuple[Amount, ...]
+    faults: tuple[int, ...]
+    history_path: str
+
+
+@dataclass(frozen=True)
+class LadderSnapshot:
+    """The ladder's results at one moment (`ServiceStore.ladder_snapshot`)."""
+
+    finished: int
+    """Finished sessions: the generation of the results."""
+    current: tuple[VersionRecord, ...]
+    """Who plays now (`current_versions`)."""
+    sessions: tuple[LadderSession, ...]
+    """Every finished session, in play order."""
+
+
+@dataclass(frozen=True)
+class LadderStanding:
+    """What the ladder chooses its next table from, read from the aggregates (never every session)."""
+
+    blocks: Mapping[str, int]
+    """Blocks each player (a version id, as text) was seated in."""
+    pairs: PairResults
+    """Every pair's results, as `arena.ratings.pair_results` counts them from the sessions."""
 
 
 @dataclass(frozen=True)
@@ -330,7 +394,27 @@ class ServiceStore:
         except BaseException:
             connection.close()
             raise
-        return cls(connection, path, clock)
+        store = cls(connection, path, clock)
+        if not store._read("SELECT 1 FROM ladder_totals"):
+            with store._write("building the ladder's aggregates") as writing:
+                _rebuild_ladder_aggregates(writing)
+        return store
+
+    @classmethod
+    def open_reader(cls, path: Path) -> ServiceStore:
+        """Open an existing store read-only, as is (a process that only reads: the leaderboard's fit).
+
+        Raises:
+            StorageError: it cannot be opened.
+        """
+        try:
+            connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
+                                         check_same_thread=False, timeout=30.0)
+            connection.execute("PRAGMA busy_timeout = 30000")
+            connection.execute("SELECT finished FROM ladder_totals").fetchone()
+        except sqlite3.Error as error:
+            raise StorageError(f"cannot read service file {path}: {error}") from error
+        return cls(connection, path, time.time)
 
     def close(self) -> None:
         with self._lock:
@@ -524,23 +608,85 @@ class ServiceStore:
             seed: the deal seed of the block, from its number.
         """
         with self._write("planning a ladder block") as connection:
-            block = connection.execute("SELECT coalesce(max(block), 0) + 1 FROM ladder_sessions").fetchone()[0]
-            seed_text = seed(block)
-            for mirror, seating in enumerate(seatings, start=1):
-                connection.execute(
-                    "INSERT INTO ladder_sessions (id, block, mirror, reason, seating, seed, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (f"L{block:06d}-{mirror}", block, mirror, reason, json.dumps(list(seating)), seed_text,
-                     self.now()))
-        return [session for session in self.ladder_sessions(block=block)]
+            [block] = _plan_blocks(connection, [seatings], seed=seed, reason=reason, now=self.now())
+        return self.ladder_sessions(block=block)
 
-    def ladder_sessions(self, *, block: int | None = None, unfinished: bool = False,
-                        version: int | None = None) -> list[LadderSession]:
-        """Ladder sessions in play order (of one block, the unfinished ones, or a version's)."""
-        rows = self._read("SELECT * FROM ladder_sessions WHERE (? IS NULL OR block = ?) AND (? = 0 OR status != "
-                          "'finished') ORDER BY block, mirror", (block, block, int(unfinished)))
-        found = [_ladder(row) for row in rows]
-        return [session for session in found if version is None or version in session.seating]
+    def record_finished_blocks(self, blocks: Sequence[Sequence[FinishedSession]], *, seed: Callable[[int], str],
+                               reason: str) -> None:
+        """Store whole finished blocks in one transaction, as `plan_block` then `record_ladder_result`
+        for each session would (results brought in bulk: a benchmark's ladder of 10^5 sessions)."""
+        with self._write(f"recording {len(blocks)} finished ladder blocks") as connection:
+            now = self.now()
+            numbers = _plan_blocks(connection, [[session.seating for session in sessions] for sessions in blocks],
+                                   seed=seed, reason=reason, now=now)
+            connection.executemany(
+                "UPDATE ladder_sessions SET status = 'finished', attempts = 1, balances = ?, faults = ?, "
+                "history_path = ?, finished_at = ? WHERE id = ?",
+                [(_amounts_json(session.balances), json.dumps(list(session.faults)), session.history_path, now,
+                  f"L{block:06d}-{mirror}") for block, sessions in zip(numbers, blocks, strict=True)
+                 for mirror, session in enumerate(sessions, start=1)])
+            _add_results(connection, [(session.seating, tuple(session.balances)) for sessions in blocks
+                                      for session in sessions])
+
+    def ladder_sessions(self, *, block: int | None = None, unfinished: bool = False) -> list[LadderSession]:
+        """Ladder sessions in play order (of one block, or the unfinished ones)."""
+        if block is not None:
+            rows = self._read("SELECT * FROM ladder_sessions WHERE block = ? ORDER BY mirror", (block,))
+        else:
+            rows = self._read("SELECT * FROM ladder_sessions WHERE (? = 0 OR status != 'finished') "
+                              "ORDER BY block, mirror", (int(unfinished),))
+        return [_ladder(row) for row in rows]
+
+    def sessions_of(self, versions: Collection[int], *, newest: int) -> list[LadderSession]:
+        """The `newest` ladder sessions any of `versions` sat in, newest first (read by index)."""
+        marks = ", ".join("?" * len(versions))
+        rows = self._read(f"SELECT s.* FROM ladder_sessions s JOIN (SELECT DISTINCT block, mirror FROM ladder_seats "
+                          f"WHERE version IN ({marks}) ORDER BY block DESC, mirror DESC LIMIT ?) t "
+                          "ON s.block = t.block AND s.mirror = t.mirror ORDER BY s.block DESC, s.mirror DESC",
+                          (*versions, newest))
+        return [_ladder(row) for row in rows]
+
+    def finished_ladder_sessions(self) -> int:
+        """How many ladder sessions have a result: the leaderboard's generation (one row, kept as they land)."""
+        return int(self._read("SELECT finished FROM ladder_totals")[0]["finished"])
+
+    def ladder_standing(self, *, exclude_blocks: Collection[int] = ()) -> LadderStanding:
+        """Blocks played by each version and the pairs' finishing orders, from the aggregates kept as
+        results land, less the blocks in `exclude_blocks` (a few: read session by session)."""
+        with self._lock:
+            blocks = {str(row["version"]): row["blocks"] for row in self._read("SELECT * FROM ladder_players")}
+            counts = {(row["low"], row["high"], row["seats"]): [row["low_wins"], row["draws"], row["high_wins"]]
+                      for row in self._read("SELECT * FROM ladder_pairs")}
+            for block in exclude_blocks:
+                sessions = self.ladder_sessions(block=block)
+                for version in sessions[0].seating if sessions else ():
+                    blocks[str(version)] -= 1
+                for key, wins in _pair_counts([(s.seating, s.balances) for s in sessions if s.balances]).items():
+                    counts[key] = [have - less for have, less in zip(counts[key], wins, strict=True)]
+        pairs: dict[tuple[str, str], tuple[Fraction, Fraction]] = {}
+        for (low, high, seats), (low_wins, draws, high_wins) in counts.items():
+            if low_wins + draws + high_wins == 0:
+                continue
+            weight = Fraction(1, seats - 1)
+            first, second = sorted((str(low), str(high)))
+            score = (low_wins + Fraction(draws, 2)) * weight if first == str(low) else \
+                (high_wins + Fraction(draws, 2)) * weight
+            games = (low_wins + draws + high_wins) * weight
+            had_score, had_games = pairs.get((first, second), (Fraction(0), Fraction(0)))
+            pairs[(first, second)] = (had_score + score, had_games + games)
+        return LadderStanding({version: count for version, count in blocks.items() if count}, pairs)
+
+    def ladder_snapshot(self) -> LadderSnapshot:
+        """The finished sessions and who plays now, read in one transaction (so they agree)."""
+        with self._lock:
+            self._connection.execute("BEGIN")
+            try:
+                finished = self.finished_ladder_sessions()
+                current = self.current_versions()
+                rows = self._read("SELECT * FROM ladder_sessions WHERE status = 'finished' ORDER BY block, mirror")
+            finally:
+                self._connection.execute("COMMIT")
+        return LadderSnapshot(finished, tuple(current), tuple(_ladder(row) for row in rows))
 
     def ladder_started(self) -> bool:
         """Whether the ladder has planned a block yet."""
@@ -560,11 +706,12 @@ class ServiceStore:
         if sum(balances) != 0:
             raise StorageError(f"ladder session {session_id}: balances must sum to zero")
         with self._write(f"recording {session_id}") as connection:
-            connection.execute(
+            updated = connection.execute(
                 "UPDATE ladder_sessions SET status = 'finished', balances = ?, faults = ?, history_path = ?, "
-                "finished_at = ? WHERE id = ? AND status != 'finished'",
-                (json.dumps([format_amount(amount) for amount in balances]), json.dumps(list(faults)), history_path,
-                 self.now(), session_id))
+                "finished_at = ? WHERE id = ? AND status != 'finished' RETURNING seating",
+                (_amounts_json(balances), json.dumps(list(faults)), history_path, self.now(), session_id)).fetchall()
+            if updated:  # counted once: a result recorded again changes nothing
+                _add_results(connection, [(tuple(json.loads(updated[0][0])), tuple(balances))])
             # The block's last result clears its failures in the same transaction: a finished block has none.
             connection.execute(
                 "DELETE FROM ladder_failures WHERE block = (SELECT block FROM ladder_sessions WHERE id = ?) "
@@ -658,6 +805,74 @@ class ServiceStore:
 def _token(row: sqlite3.Row) -> TokenRecord:
     return TokenRecord(id=row["hash"][:12], author=row["author"], organiser=bool(row["organiser"]),
                        created_at=row["created_at"], expires_at=row["expires_at"], revoked_at=row["revoked_at"])
+
+
+def _plan_blocks(connection: sqlite3.Connection, blocks: Sequence[Sequence[Sequence[int]]], *,
+                 seed: Callable[[int], str], reason: str, now: str) -> list[int]:
+    # New blocks (each its mirrors' seatings), their seats and their players' counts of blocks; their numbers.
+    first = int(connection.execute("SELECT coalesce(max(block), 0) + 1 FROM ladder_sessions").fetchone()[0])
+    numbers = list(range(first, first + len(blocks)))
+    sessions, seats = [], []
+    players: Counter[int] = Counter()
+    for block, seatings in zip(numbers, blocks, strict=True):
+        seed_text = seed(block)
+        for mirror, seating in enumerate(seatings, start=1):
+            sessions.append((f"L{block:06d}-{mirror}", block, mirror, reason, json.dumps(list(seating)), seed_text,
+                             now))
+            seats += [(version, block, mirror) for version in seating]
+        players.update({version for seating in seatings for version in seating})
+    connection.executemany("INSERT INTO ladder_sessions (id, block, mirror, reason, seating, seed, created_at) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?)", sessions)
+    connection.executemany("INSERT INTO ladder_seats (version, block, mirror) VALUES (?, ?, ?)", seats)
+    connection.executemany("INSERT INTO ladder_players (version, blocks) VALUES (?, ?) "
+                           "ON CONFLICT (version) DO UPDATE SET blocks = blocks + excluded.blocks",
+                           sorted(players.items()))
+    return numbers
+
+
+def _pair_counts(results: Sequence[tuple[Sequence[int], Sequence[Amount]]]) -> dict[tuple[int, int, int], list[int]]:
+    # Per (low version, high version, seats): sessions low won, drew, lost against high, by balance.
+    counts: dict[tuple[int, int, int], list[int]] = {}
+    for seating, balances in results:
+        by_version = sorted(zip(seating, balances, strict=True))
+        for a, (low, low_balance) in enumerate(by_version):
+            for high, high_balance in by_version[a + 1:]:
+                entry = counts.setdefault((low, high, len(seating)), [0, 0, 0])
+                entry[0 if low_balance > high_balance else 1 if low_balance == high_balance else 2] += 1
+    return counts
+
+
+def _add_results(connection: sqlite3.Connection, results: Sequence[tuple[Sequence[int], Sequence[Amount]]]) -> None:
+    # Newly finished sessions (seating, balances) into the aggregates, in the transaction that records them.
+    connection.executemany(
+        "INSERT INTO ladder_pairs (low, high, seats, low_wins, draws, high_wins) VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (low, high, seats) DO UPDATE SET low_wins = low_wins + excluded.low_wins, "
+        "draws = draws + excluded.draws, high_wins = high_wins + excluded.high_wins",
+        [(*key, *wins) for key, wins in _pair_counts(results).items()])
+    sessions = Counter(version for seating, _ in results for version in seating)
+    connection.executemany("INSERT INTO ladder_players (version, sessions) VALUES (?, ?) "
+                           "ON CONFLICT (version) DO UPDATE SET sessions = sessions + excluded.sessions",
+                           sorted(sessions.items()))
+    connection.execute("UPDATE ladder_totals SET finished = finished + ?", (len(results),))
+
+
+def _rebuild_ladder_aggregates(connection: sqlite3.Connection) -> None:
+    # The aggregates from every session, when `ladder_totals` has no row (a store from before them).
+    for table in ("ladder_seats", "ladder_players", "ladder_pairs", "ladder_totals"):
+        connection.execute(f"DELETE FROM {table}")
+    connection.execute("INSERT INTO ladder_totals (id, finished) VALUES (1, 0)")
+    connection.execute("INSERT INTO ladder_seats (version, block, mirror) SELECT DISTINCT CAST(seat.value AS INTEGER), "
+                       "s.block, s.mirror FROM ladder_sessions s, json_each(s.seating) seat")
+    connection.execute("INSERT INTO ladder_players (version, blocks) SELECT version, count(DISTINCT block) "
+                       "FROM ladder_seats GROUP BY version")
+    finished = [(tuple(json.loads(seating)), tuple(parse_amount(text) for text in json.loads(balances)))
+                for seating, balances in connection.execute(
+                    "SELECT seating, balances FROM ladder_sessions WHERE status = 'finished'")]
+    _add_results(connection, finished)
+
+
+def _amounts_json(amounts: Sequence[Amount]) -> str:
+    return json.dumps([format_amount(amount) for amount in amounts])
 
 
 def _version(row: sqlite3.Row) -> VersionRecord:

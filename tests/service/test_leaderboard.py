@@ -14,7 +14,7 @@ import pytest
 from arena.engine import GEORGIAN
 from arena.isolation import Isolation
 from arena.service import Service, ServiceConfig, build_app, open_service
-from arena.service import _service as service_module
+from arena.service import _board as board_module
 
 NOT_COMPARED = "not yet compared with the leading group: its sessions never met the rated bots"
 PLACEMENT = "in placement: no ladder session played yet"
@@ -40,7 +40,9 @@ def _block(service: Service, *players: str, first_wins: bool = True) -> None:
 
 
 async def _board(service: Service) -> tuple[list[dict[str, object]], str]:
-    """The API's leaderboard and the page's table rows as text, from the real app."""
+    """The API's leaderboard and the page's table rows as text, from the real app, once the board's worker
+    process has fitted the store as it is."""
+    await service.board.refresh()
     transport = httpx.ASGITransport(app=build_app(service))
     async with httpx.AsyncClient(transport=transport, base_url="http://arena") as client:
         api = await client.get("/api/leaderboard")
@@ -83,6 +85,7 @@ async def test_a_split_ladder_rates_the_main_group_and_shows_the_others_unrated(
                                                              "zed": 0}
     assert all(rated.fullmatch(line) for line in page.splitlines()[:5])
     assert page.splitlines()[5:] == [f"– zed v1 – {PLACEMENT} 0"]
+    await service.board.aclose()
 
 
 async def test_between_groups_of_as_many_current_versions_the_one_with_more_sessions_is_rated(
@@ -94,13 +97,14 @@ async def test_between_groups_of_as_many_current_versions_the_one_with_more_sess
     api, _ = await _board(service)
     assert {row["name"] for row in api[:2]} == {"yak", "zebra"} and all(row["ci_low"] is not None for row in api[:2])
     assert [(row["name"], row["unrated"]) for row in api][2:] == [("newa", NOT_COMPARED), ("newb", NOT_COMPARED)]
+    await service.board.aclose()
 
 
 async def test_a_rating_error_shows_every_version_unrated_with_the_error_and_is_logged_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     # No resample is a RatingError of `standings`, as a fit that does not converge would be.
-    monkeypatch.setattr(service_module, "_LEADERBOARD_RESAMPLES", 0)
-    caplog.set_level(logging.ERROR, logger="arena.service._service")
+    monkeypatch.setattr(board_module, "_LEADERBOARD_RESAMPLES", 0)
+    caplog.set_level(logging.ERROR, logger="arena.service._board")
     service = _service(tmp_path, ["ace", "bee", "newa"])
     _block(service, "ace", "bee")
     api, page = await _board(service)
@@ -115,3 +119,4 @@ async def test_a_rating_error_shows_every_version_unrated_with_the_error_and_is_
     await _board(service)
     assert [record.getMessage() for record in caplog.records] == [
         "the leaderboard shows every bot unrated: resamples must be a positive int, not 0"]
+    await service.board.aclose()

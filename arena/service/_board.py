@@ -1,0 +1,292 @@
+"""The leaderboard: the current versions' ratings, fitted in a worker process, read by requests as they are.
+
+Theory of operation: a request never fits the ratings nor reads the ladder's sessions: it reads who
+plays now and the last fit (`Board.rows`), a few rows of the store. The fit (Bradley-Terry with
+block-bootstrap intervals over every finished session, `fit_ladder`) takes time in proportion to
+the sessions (tens of seconds at 10^5), and a Python process runs one thread at a time: in the
+service's process it would hold up the event loop that answers requests and plays the ladder. So
+`Board.run` keeps a worker process (`python -m arena.service._board STORE`) that opens the store
+read-only and fits on demand, whenever the ladder's generation (its count of finished sessions,
+kept in the store as results land, and who plays now) has moved past the last fit's; a fit starts
+at most `_DUTY` times its own duration after the last one began, so the worker is idle most of the
+time however fast results land. Until the first fit every current version is listed unrated, as
+being rated; after it, the board lags the ladder by at most a few fits.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..ratings import RatingError, SessionOutcome, bootstrap, comparison_groups
+from ..storage import StorageError
+from ._store import LadderSnapshot, ServiceStore, VersionRecord
+
+LOGGER = logging.getLogger(__name__)
+_LEADERBOARD_RESAMPLES = 400
+_FIT_SECONDS = 1800.0
+"""A fit's deadline: past it the worker is stopped, and a new one started for the next fit."""
+_MIN_INTERVAL = 1.0
+_DUTY = 4.0
+"""A fit starts no sooner than this many times the last fit's duration after the last one began."""
+_IDLE = 30.0
+_LINE_BYTES = 64 << 20
+
+PLACEMENT = "in placement: no ladder session played yet"
+"""Why a version that has not played is unrated."""
+NOT_COMPARED = "not yet compared with the leading group: its sessions never met the rated bots"
+"""Why a version that played is unrated when the ladder's comparison graph is split."""
+BEING_RATED = "being rated: the ratings are being computed"
+"""Why every version is unrated until the first fit."""
+
+Key = tuple[int, tuple[int, ...]]
+"""A fit's generation: the ladder's finished sessions and the current versions' ids."""
+
+
+@dataclass(frozen=True)
+class LeaderRow:
+    """One bot's row of the leaderboard: its current version's rating over every session it played,
+    or why it has none (`unrated`)."""
+
+    name: str
+    version: int
+    rating: float
+    ci_low: float
+    ci_high: float
+    sessions: int
+    unrated: str | None = None
+    """Why the version has no rating (then `rating` and the interval mean nothing); None when rated."""
+
+    @property
+    def rated(self) -> bool:
+        return self.unrated is None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version,
+                "rating": round(self.rating, 1) if self.rated else None,
+                "ci_low": round(self.ci_low, 1) if self.rated else None,
+                "ci_high": round(self.ci_high, 1) if self.rated else None, "sessions": self.sessions,
+                "unrated": self.unrated}
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The ratings of one generation of the ladder (players named by version id, as text)."""
+
+    finished: int
+    """Finished sessions when it was fitted."""
+    current: tuple[int, ...]
+    """The current versions' ids when it was fitted."""
+    rated: Mapping[str, tuple[float, float, float]]
+    """Rating, interval low and high of each player of the leading group."""
+    played: Mapping[str, int]
+    """Sessions each player played."""
+    leading: tuple[str, ...]
+    """The group rated (`main_group`)."""
+    error: str | None
+    """Why the leading group could not be rated (the fit's `RatingError`), else None."""
+
+    @property
+    def key(self) -> Key:
+        return self.finished, self.current
+
+
+def main_group(groups: list[tuple[str, ...]], current: Mapping[str, str], sessions: Counter[frozenset[str]]
+               ) -> tuple[str, ...]:
+    """The group the leaderboard rates: the one holding the most current versions, then the one with
+    the most sessions, then the first by its current versions' bot names (`current` maps each current
+    player to its bot's name; `sessions` counts the sessions of each set of players).
+
+    Most current versions first because the board shows current versions: rating that group leaves
+    the fewest of them unrated. When two groups hold as many (two newcomers placed against each other
+    beside two established bots), the one with more sessions is the established ladder, whose
+    ratings are the better measured; names only make the choice deterministic.
+    """
+    def played(group: tuple[str, ...]) -> int:
+        members = set(group)
+        return sum(count for seated, count in sessions.items() if seated <= members)
+
+    def names(group: tuple[str, ...]) -> list[str]:
+        return sorted(current[player] for player in group if player in current)
+
+    return min(groups, key=lambda group: (-len(names(group)), -played(group), names(group)))
+
+
+def fit_ladder(snapshot: LadderSnapshot, *, resamples: int) -> Fit:
+    """Rate the ladder's finished sessions: the main group (`main_group`) over its own sessions.
+
+    Ratings are comparable only within a connected group of the comparison graph, so when the
+    ladder is split (newcomers placed against each other, before a block links them to the rest)
+    only the main group is rated. With the leaderboard's prior the bootstrap can still raise
+    `RatingError` when the fit does not converge: then the error is kept, and nobody is rated.
+    """
+    outcomes = [SessionOutcome(tuple(str(seat) for seat in session.seating), tuple(session.balances or ()),
+                               f"b{session.block}") for session in snapshot.sessions]
+    played = Counter(bot for outcome in outcomes for bot in outcome.bots)
+    groups = comparison_groups(outcomes)
+    rated: dict[str, tuple[float, float, float]] = {}
+    leading: tuple[str, ...] = ()
+    error: str | None = None
+    if groups:
+        bots = {str(version.id): version.bot for version in snapshot.current}
+        leading = main_group(groups, bots, Counter(frozenset(outcome.bots) for outcome in outcomes))
+        members = set(leading)
+        try:
+            fitted = bootstrap([outcome for outcome in outcomes if members.issuperset(outcome.bots)],
+                               resamples=resamples)
+        except RatingError as failure:
+            error = str(failure)
+        else:
+            rated = {bot: (rating, *fitted.intervals[bot]) for bot, rating in fitted.ratings.items()}
+    return Fit(snapshot.finished, tuple(version.id for version in snapshot.current), rated, dict(played), leading,
+               error)
+
+
+def leader_rows(fit: Fit | None, current: Sequence[VersionRecord]) -> list[LeaderRow]:
+    """The board: every current version, rated best first, then the unrated, those that played first, by
+    name; a version the fit does not rate says why."""
+    rows: list[LeaderRow] = []
+    for version in current:
+        key = str(version.id)
+        if fit is None:
+            rows.append(LeaderRow(version.bot, version.number, math.nan, math.nan, math.nan, 0, unrated=BEING_RATED))
+        elif (rating := fit.rated.get(key)) is not None:
+            rows.append(LeaderRow(version.bot, version.number, *rating, fit.played[key]))
+        else:
+            played = fit.played.get(key, 0)
+            reason = (PLACEMENT if not played else NOT_COMPARED if key not in fit.leading
+                      else f"not rated: the ratings could not be computed ({fit.error})")
+            rows.append(LeaderRow(version.bot, version.number, math.nan, math.nan, math.nan, played, unrated=reason))
+    rows.sort(key=lambda row: (not row.rated, -row.rating if row.rated else -row.sessions, row.name))
+    return rows
+
+
+class Board:
+    """The last fit and the worker process that makes the next (see the module's docstring)."""
+
+    def __init__(self, store: ServiceStore, *, changed: Callable[[], trio.Event]) -> None:
+        self.store = store
+        self.fit: Fit | None = None
+        """The last fit, or None before the first."""
+        self._changed = changed
+        self._worker: trio.Process | None = None
+        self._pending = b""
+        self._lock = trio.Lock()
+        self._logged: str | None = None  # the last error logged: each is logged once, not at every fit
+
+    def key(self) -> Key:
+        """The ladder's generation now (two small queries)."""
+        return self.store.finished_ladder_sessions(), tuple(version.id for version in self.store.current_versions())
+
+    def rows(self) -> list[LeaderRow]:
+        """The board as of the last fit, over the versions that play now (never waits for a fit)."""
+        return leader_rows(self.fit, self.store.current_versions())
+
+    async def refresh(self) -> Fit:
+        """Fit now, in the worker process (started if need be), and keep the fit.
+
+        Raises:
+            StorageError: the worker could not read the store, or died.
+        """
+        async with self._lock:
+            try:
+                with trio.fail_after(_FIT_SECONDS):
+                    worker = await self._started()
+                    assert worker.stdin is not None
+                    await worker.stdin.send_all(f"{_LEADERBOARD_RESAMPLES}\n".encode())
+                    answer = json.loads(await self._line(worker))
+            except BaseException:
+                await self.aclose()  # it may be half-way through a fit: the next one starts afresh
+                raise
+        if "problem" in answer:
+            raise StorageError(answer["problem"])
+        rated = {bot: tuple(row) for bot, row in answer["rated"].items()}
+        fit = Fit(answer["finished"], tuple(answer["current"]), rated, answer["played"], tuple(answer["leading"]),
+                  answer["error"])
+        if fit.error is not None:
+            self._log_once(f"the leaderboard shows every bot unrated: {fit.error}")
+        else:
+            self._logged = None
+        self.fit = fit
+        return fit
+
+    async def run(self) -> None:
+        """Fit whenever the ladder's generation moves past the last fit's (paced by `_DUTY`), until cancelled."""
+        next_at = -math.inf
+        try:
+            while True:
+                changed = self._changed()  # taken before the key is read: no change is missed
+                if self.fit is None or self.fit.key != self.key():
+                    await trio.sleep_until(next_at)
+                    began = trio.current_time()
+                    try:
+                        await self.refresh()
+                    except (StorageError, OSError, ValueError) as error:  # logged once; tried again later
+                        self._log_once(f"the leaderboard's fit failed: {error}")
+                    next_at = began + max(_MIN_INTERVAL, _DUTY * (trio.current_time() - began))
+                    continue
+                with trio.move_on_after(_IDLE):
+                    await changed.wait()
+        finally:
+            with trio.CancelScope(shield=True):
+                await self.aclose()
+
+    async def aclose(self) -> None:
+        """Stop the worker, if one runs (the next fit starts another)."""
+        worker, self._worker, self._pending = self._worker, None, b""
+        if worker is not None:
+            worker.kill()
+            with trio.CancelScope(shield=True), trio.move_on_after(10):
+                await worker.wait()
+
+    async def _started(self) -> trio.Process:
+        if self._worker is None or self._worker.returncode is not None:
+            self._worker = await trio.lowlevel.open_process(
+                [sys.executable, "-m", "arena.service._board", str(self.store.path)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            self._pending = b""
+        return self._worker
+
+    async def _line(self, worker: trio.Process) -> bytes:
+        assert worker.stdout is not None
+        while b"\n" not in self._pending:
+            data = await worker.stdout.receive_some()
+            if not data:
+                raise StorageError(f"the leaderboard's worker process ended (exit status {await worker.wait()})")
+            self._pending += data
+            if len(self._pending) > _LINE_BYTES:
+                raise StorageError("the leaderboard's worker process sent an answer over 64 MiB")
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line
+
+    def _log_once(self, message: str) -> None:
+        if message != self._logged:
+            LOGGER.error("%s", message)
+            self._logged = message
+
+
+def work(store_path: Path) -> None:
+    """The worker: for each line of stdin (the resamples), one fit of the store's ladder as a JSON line on stdout."""
+    store: ServiceStore | None = None
+    for line in sys.stdin:
+        try:
+            store = store or ServiceStore.open_reader(store_path)
+            answer: dict[str, Any] = asdict(fit_ladder(store.ladder_snapshot(), resamples=int(line)))
+        except (StorageError, ValueError) as error:  # a store it cannot read: said, not a traceback
+            answer = {"problem": str(error)}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    work(Path(sys.argv[1]))

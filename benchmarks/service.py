@@ -1,0 +1,231 @@
+"""The service under load: the leaderboard's latency over a ladder of 10^5 sessions, and the ladder's pace
+while the web is browsed.
+
+One data folder is seeded through the store's own bulk API (`record_finished_blocks`): three sample
+bots that play, and thirteen retired bots (disqualified), with 10^5 finished heads-up ladder sessions
+among all sixteen. Then a real `seka-arena serve` on 127.0.0.1:
+
+1. with the ladder off, once the board's first fit is in: 8 clients each GET the leaderboard page
+   and its JSON in turn, back to back; `leaderboard_p99_ms` is the 99th percentile of their latencies;
+2. with the ladder on (the same folder, a second serve): windows with no client and windows with 32
+   clients browsing back to back (the leaderboard, the bots, a bot's page, the ladder, the
+   tournaments) alternate; the ladder's sessions per minute come from its finished count, and
+   `ladder_rate_under_load_ratio` is the median loaded window's rate over the median idle one's.
+
+Clients connect to loopback only, are bounded in number and each window in time.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import httpx
+import trio
+
+from arena.engine import GEORGIAN
+from arena.isolation import Isolation
+from arena.service import Author, FinishedSession, ServiceConfig, open_service
+
+from .common import SAMPLE_BOTS, Sizes
+
+PLAYERS = ("call", "threshold", "strong")
+_RETIRED = 13
+_SESSIONS = 100_000
+_CHUNK = 5_000
+_BOARD_CLIENTS = 8
+_BROWSERS = 32
+_PAGES = ("/", "/api/leaderboard", "/bots", "/bots/call", "/api/ladder", "/tournaments")
+_REQUEST_SECONDS = 30.0
+_LISTENING = re.compile(rb"listening on (http://\S+) ")
+
+
+def _archive(name: str) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for path, data in (("bot.py", (SAMPLE_BOTS / f"{name}_bot.py").read_bytes()),
+                           ("bot.yaml", b"command: python3 bot.py\nlanguage: python\n")):
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def seed(folder: Path, sessions: int) -> float:
+    """Write the benchmark's data folder (see the module's docstring); the seconds its 10^5 sessions took."""
+    config = ServiceConfig(data=folder, isolation=Isolation.NONE, rules=GEORGIAN)
+    service = open_service(config)
+    store = service.store
+    ids = []
+    for name in PLAYERS:
+        version = service.registry.submit(Author("bench", organiser=False), name, _archive(name))
+        store.finish_check(version.id, accepted=True, report="not checked: a benchmark", stderr="")
+        ids.append(version.id)
+    for index in range(_RETIRED):
+        version = store.add_version(f"retired{index}", "bench", sha256="0" * 64, kind="tar.gz", size=1,
+                                    command="python3 bot.py", language=None, description=None)
+        store.finish_check(version.id, accepted=True, report="not checked: a benchmark", stderr="")
+        store.disqualify(f"retired{index}", "retired: a benchmark's history")
+        ids.append(version.id)
+    rng = random.Random(1)
+    began = time.perf_counter()
+    for _ in range(0, sessions, _CHUNK):
+        blocks = []
+        for _ in range(_CHUNK // 2):
+            a, b = rng.sample(ids, 2)
+            blocks.append([FinishedSession((a, b), (x := Fraction(rng.choice((-3, -1, 1, 2, 4))), -x), (0, 0), "h"),
+                           FinishedSession((b, a), (y := Fraction(rng.choice((-3, -1, 1, 2, 4))), -y), (0, 0), "h")])
+        store.record_finished_blocks(blocks, seed=lambda block: f"bench{block}", reason="benchmark")
+    seconds = time.perf_counter() - began
+    store.close()
+    return seconds
+
+
+@asynccontextmanager
+async def serving(folder: Path, *, ladder: bool) -> AsyncIterator[str]:
+    """`seka-arena serve` over `folder` on a free port of 127.0.0.1; its URL. SIGTERM afterwards."""
+    config = folder.parent / f"{folder.name}-{'ladder' if ladder else 'board'}.yaml"
+    config.write_text(f"data: {folder}\nisolation: none\ntable: {{pots: 2}}\n"
+                      f"ladder: {{enabled: {'true' if ladder else 'false'}, placement_blocks: 1}}\n")
+    process = await trio.lowlevel.open_process(
+        [sys.executable, "-m", "arena", "serve", str(config), "--bind", "127.0.0.1:0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=folder.parent)
+    assert process.stdout is not None
+    try:
+        output = b""
+        with trio.fail_after(120):
+            while (listening := _LISTENING.search(output)) is None:
+                data = await process.stdout.receive_some()
+                if not data:
+                    raise RuntimeError(f"serve did not start:\n{output.decode(errors='replace')}")
+                output += data
+        url = listening.group(1).decode()
+
+        async def drain() -> None:
+            assert process.stdout is not None
+            while await process.stdout.receive_some():
+                pass
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(drain)
+            yield url
+            nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            if process.returncode is None:
+                process.send_signal(signal.SIGTERM)
+            with trio.move_on_after(30):
+                await process.wait()
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+
+
+async def _first_fit(client: httpx.AsyncClient) -> None:
+    with trio.fail_after(1200):  # the first fit of 10^5 sessions on a busy machine
+        while not any(row["rating"] is not None for row in (await client.get("/api/leaderboard")).json()):
+            await trio.sleep(1.0)
+
+
+async def leaderboard_latencies(url: str, *, requests: int) -> list[float]:
+    """Seconds per request of `_BOARD_CLIENTS` clients getting the leaderboard page and JSON in turn."""
+    latencies: list[float] = []
+    async with httpx.AsyncClient(base_url=url, timeout=_REQUEST_SECONDS) as probe:
+        await _first_fit(probe)
+
+    async def client() -> None:
+        async with httpx.AsyncClient(base_url=url, timeout=_REQUEST_SECONDS) as session:
+            for index in range(requests):
+                began = time.perf_counter()
+                response = await session.get("/" if index % 2 == 0 else "/api/leaderboard")
+                latencies.append(time.perf_counter() - began)
+                response.raise_for_status()
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(_BOARD_CLIENTS):
+            nursery.start_soon(client)
+    return latencies
+
+
+async def _finished(client: httpx.AsyncClient) -> int:
+    return int((await client.get("/api/ladder")).json()["finished_sessions"])
+
+
+async def ladder_rates(url: str, *, rounds: int, window: float) -> tuple[list[float], list[float], int]:
+    """Sessions per minute in idle windows and in windows with `_BROWSERS` clients browsing, alternated;
+    and the requests answered under load."""
+    idle: list[float] = []
+    loaded: list[float] = []
+    answered = 0
+    async with httpx.AsyncClient(base_url=url, timeout=_REQUEST_SECONDS) as probe:
+        start = await _finished(probe)
+        with trio.fail_after(600):  # the ladder's first blocks: its bots started, its pace set
+            while await _finished(probe) < start + 4:
+                await trio.sleep(0.5)
+
+        async def window_rate(browsers: int) -> float:
+            nonlocal answered
+            before, began = await _finished(probe), time.perf_counter()
+
+            async def browse(seed: int) -> None:
+                nonlocal answered
+                rng = random.Random(seed)
+                async with httpx.AsyncClient(base_url=url, timeout=_REQUEST_SECONDS) as session:
+                    while True:
+                        (await session.get(rng.choice(_PAGES))).raise_for_status()
+                        answered += 1
+
+            with trio.move_on_after(window):
+                async with trio.open_nursery() as nursery:
+                    for index in range(browsers):
+                        nursery.start_soon(browse, index)
+                    await trio.sleep_forever()
+            return (await _finished(probe) - before) / (time.perf_counter() - began) * 60
+
+        for _ in range(rounds):
+            idle.append(await window_rate(0))
+            loaded.append(await window_rate(_BROWSERS))
+    return idle, loaded, answered
+
+
+def _p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
+
+
+async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
+    folder = workdir / "service"
+    seed_seconds = await trio.to_thread.run_sync(seed, folder, _SESSIONS)
+    async with serving(folder, ladder=False) as url:
+        latencies = await leaderboard_latencies(url, requests=sizes.service_requests)
+    async with serving(folder, ladder=True) as url:
+        idle, loaded, answered = await ladder_rates(url, rounds=sizes.service_rounds, window=sizes.service_window)
+    idle_rate, loaded_rate = statistics.median(idle), statistics.median(loaded)
+    return {
+        "service_seed_seconds": round(seed_seconds, 2),
+        "service_sessions_seeded": _SESSIONS,
+        "leaderboard_p50_ms": round(statistics.median(latencies) * 1000, 1),
+        "leaderboard_p99_ms": round(_p99(latencies) * 1000, 1),
+        "leaderboard_requests": len(latencies),
+        "ladder_sessions_per_min_idle": round(idle_rate, 1),
+        "ladder_sessions_per_min_browsed": round(loaded_rate, 1),
+        "ladder_rate_under_load_ratio": round(loaded_rate / idle_rate, 3) if idle_rate else None,
+        "ladder_rate_windows": {"idle": [round(rate, 1) for rate in idle],
+                                "browsed": [round(rate, 1) for rate in loaded], "seconds": sizes.service_window},
+        "browsing_requests_per_s": round(answered / (sizes.service_rounds * sizes.service_window), 1),
+        "service_loadavg": os.getloadavg()[0],
+    }

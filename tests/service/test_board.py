@@ -1,0 +1,148 @@
+"""The leaderboard at scale: aggregates kept in the store as results land stay equal to a recomputation from
+every session, the board's worker process catches up with new results, and no request reads every session."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections import Counter
+from collections.abc import Sequence
+from fractions import Fraction
+from pathlib import Path
+
+import httpx
+import trio
+
+from arena.engine import GEORGIAN
+from arena.isolation import Isolation
+from arena.ratings import SessionOutcome, pair_results, standings
+from arena.service import FinishedSession, Service, ServiceConfig, ServiceStore, build_app, open_service
+
+BOTS = ("ace", "bee", "cat", "dog", "eel")
+
+
+def _service(data: Path) -> Service:
+    """A real service store with one accepted version of each bot (never checked: only results are under test)."""
+    service = open_service(ServiceConfig(data=data, isolation=Isolation.NONE, rules=GEORGIAN))
+    for name in BOTS:
+        version = service.store.add_version(name, "alice", sha256="0" * 64, kind="tar.gz", size=1,
+                                            command="python bot.py", language=None, description=None)
+        service.store.finish_check(version.id, accepted=True, report="not checked: a leaderboard test", stderr="")
+    return service
+
+
+def _random_blocks(service: Service, rng: random.Random, count: int) -> list[list[FinishedSession]]:
+    """`count` finished duplicate blocks among the bots, heads-up and three-handed, draws and halves included."""
+    ids = [version.id for version in service.store.current_versions()]
+    blocks = []
+    for _ in range(count):
+        table = rng.sample(ids, rng.choice((2, 2, 3)))
+        block = []
+        for shift in range(len(table)):
+            seating = tuple(table[shift:] + table[:shift])
+            balances = [Fraction(rng.choice((-4, -1, 0, 0, 1, 3)), rng.choice((1, 2))) for _ in seating[1:]]
+            block.append(FinishedSession(seating, (-sum(balances), *balances), (0,) * len(seating), "h.jsonl"))
+        blocks.append(block)
+    return blocks
+
+
+def _outcomes(store: ServiceStore) -> list[SessionOutcome]:
+    """Every finished session, read one by one: the full recomputation the aggregates must equal."""
+    return [SessionOutcome(tuple(str(seat) for seat in session.seating), tuple(session.balances or ()),
+                           f"b{session.block}") for session in store.ladder_sessions() if session.balances is not None]
+
+
+def _blocks_played(store: ServiceStore) -> dict[str, int]:
+    return dict(Counter(str(seat) for session in store.ladder_sessions() if session.mirror == 1
+                        for seat in session.seating))
+
+
+async def _caught_up(service: Service) -> None:
+    with trio.fail_after(240):
+        while service.board.fit is None or service.board.fit.key != service.board.key():
+            await trio.sleep(0.05)
+
+
+async def test_the_board_and_the_aggregates_equal_a_full_recomputation_after_new_results_land(tmp_path: Path) -> None:
+    service = _service(tmp_path / "data")
+    rng = random.Random(7)
+    service.store.record_finished_blocks(_random_blocks(service, rng, 40), seed=lambda block: f"s{block}", reason="t")
+    transport = httpx.ASGITransport(app=build_app(service))
+    async with trio.open_nursery() as nursery, httpx.AsyncClient(transport=transport,
+                                                                 base_url="http://arena") as client:
+        nursery.start_soon(service.board.run)
+        await _caught_up(service)
+        for round_ in range(3):
+            # New results land the ladder's way: a block planned, then its sessions' results one by one.
+            for block in _random_blocks(service, rng, 4):
+                planned = service.store.plan_block([session.seating for session in block],
+                                                   seed=lambda number: f"s{number}", reason="t")
+                for session, result in zip(planned, block, strict=True):
+                    service.store.mark_ladder_running(session.id)
+                    service.store.record_ladder_result(session.id, result.balances, result.faults, "h.jsonl")
+                    service.store.record_ladder_result(session.id, result.balances, result.faults, "h.jsonl")  # again
+                service.notify()
+            if round_ == 1:  # a planned block not played yet counts as played for the choice of tables only
+                service.store.plan_block([[1, 2], [2, 1]], seed=lambda number: f"s{number}", reason="t")
+            await _caught_up(service)
+            outcomes = _outcomes(service.store)
+            standing = service.store.ladder_standing()
+            assert dict(standing.pairs) == pair_results(outcomes)
+            assert dict(standing.blocks) == _blocks_played(service.store)
+            assert service.store.finished_ladder_sessions() == len(outcomes)
+            board = (await client.get("/api/leaderboard")).json()
+            full = {row.name: row for row in standings(outcomes, resamples=400)}
+            labels = {str(version.id): version.bot for version in service.store.current_versions()}
+            assert {row["name"]: (row["rating"], row["ci_low"], row["ci_high"], row["sessions"]) for row in board} == {
+                labels[name]: (round(row.rating, 1), round(row.ci_low, 1), round(row.ci_high, 1), row.sessions)
+                for name, row in full.items()}
+            assert f"{len(outcomes)} ladder sessions played" in (await client.get("/")).text
+        nursery.cancel_scope.cancel()
+    before = service.store.ladder_standing()
+    service.store.close()
+
+    # Rebuilt from every session (as for a store written before the aggregates), they are the same.
+    with sqlite3.connect(tmp_path / "data" / "service.sqlite") as connection:
+        connection.execute("DELETE FROM ladder_totals")
+    reopened = ServiceStore.open(tmp_path / "data" / "service.sqlite")
+    assert reopened.ladder_standing() == before and reopened.finished_ladder_sessions() == len(outcomes)
+    reopened.close()
+
+
+async def _steps(service: Service, paths: Sequence[str]) -> int:
+    """SQLite virtual-machine steps (in thousands) the store runs to answer `paths` through the real app."""
+    steps = 0
+
+    def count() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    connection = service.store._connection  # the store's own connection: every query of a request goes through it
+    transport = httpx.ASGITransport(app=build_app(service))
+    async with httpx.AsyncClient(transport=transport, base_url="http://arena") as client:
+        connection.set_progress_handler(count, 1000)
+        try:
+            for path in paths:
+                assert (await client.get(path)).status_code == 200, path
+        finally:
+            connection.set_progress_handler(None, 1000)
+    return steps
+
+
+async def test_no_request_reads_every_session(tmp_path: Path) -> None:
+    service = _service(tmp_path / "data")
+    rng = random.Random(3)
+    paths = ["/", "/api/leaderboard", "/api/ladder", "/bots/ace", "/bots", "/api/bots"]
+    service.store.record_finished_blocks(_random_blocks(service, rng, 100), seed=lambda block: f"s{block}",
+                                         reason="t")
+    await service.board.refresh()
+    small = await _steps(service, paths)
+    service.store.record_finished_blocks(_random_blocks(service, rng, 4000), seed=lambda block: f"s{block}",
+                                         reason="t")
+    await service.board.refresh()
+    large = await _steps(service, paths)
+    # Forty times the sessions, the same work: what grows with them is read from the aggregates or by index.
+    assert large <= 1.5 * small + 20, (small, large)
+    await service.board.aclose()
+    service.store.close()
