@@ -457,8 +457,10 @@ class Store:
             raise StorageError(f"no session {session_id!r} in {self.path}")
         if row[0] == SessionStatus.FINISHED.value:
             raise StorageError(f"session {session_id} is already finished")
-        seating: list[str] = json.loads(row[1])
-        return seating
+        try:
+            return [str(name) for name in json.loads(row[1])]
+        except (ValueError, TypeError) as error:
+            raise damaged_row(self.path, session_id, "seating", error) from None
 
     def fault_reasons(self, session_id: str | None = None) -> dict[str, list[FaultReason]]:
         """Every fault's reason in finished sessions (or in `session_id` alone), by bot: the same
@@ -477,14 +479,14 @@ class Store:
 
     def sessions(self) -> list[SessionRecord]:
         """Every session, in plan order."""
-        return [_session(row) for row in self._read("SELECT * FROM sessions ORDER BY idx")]
+        return [_session(row, self.path) for row in self._read("SELECT * FROM sessions ORDER BY idx")]
 
     def session(self, session_id: str) -> SessionRecord:
         """One session; `StorageError` if there is no such session."""
         rows = self._read("SELECT * FROM sessions WHERE id = ?", (session_id,))
         if not rows:
             raise StorageError(f"no session {session_id!r} in {self.path}")
-        return _session(rows[0])
+        return _session(rows[0], self.path)
 
     def unfinished(self, *, first: int = 1, last: int | None = None) -> list[SessionRecord]:
         """Sessions still to play, in plan order: planned ones, and running ones a killed run left behind.
@@ -495,16 +497,20 @@ class Store:
         """
         rows = self._read("SELECT * FROM sessions WHERE status != 'finished' AND idx >= ? AND (? IS NULL OR idx <= ?) "
                           "ORDER BY idx", (first, last, last))
-        return [_session(row) for row in rows]
+        return [_session(row, self.path) for row in rows]
 
     def tally(self) -> tuple[int, int]:
         """Finished sessions, and the faults recorded in them (`{bot: {fault type: count}}`), read row by row."""
         finished = faults = 0
         with self._lock:
             try:
-                for (text,) in self._connection.execute("SELECT faults FROM sessions WHERE status = 'finished'"):
+                for session, text in self._connection.execute(
+                        "SELECT id, faults FROM sessions WHERE status = 'finished'"):
                     finished += 1
-                    recorded = json.loads(text) if text is not None else {}
+                    try:
+                        recorded = (_fault_counts(json.loads(text)) if text is not None else None) or {}
+                    except (ValueError, TypeError, AttributeError) as error:
+                        raise damaged_row(self.path, session, "faults", error) from None
                     faults += sum(sum(kinds.values()) for kinds in recorded.values())
             except sqlite3.Error as error:
                 raise StorageError(f"cannot read results file {self.path}: {error}") from error
@@ -512,7 +518,8 @@ class Store:
 
     def finished_results(self) -> list[SessionRecord]:
         """Finished sessions with their results, in plan order."""
-        return [_session(row) for row in self._read("SELECT * FROM sessions WHERE status = 'finished' ORDER BY idx")]
+        rows = self._read("SELECT * FROM sessions WHERE status = 'finished' ORDER BY idx")
+        return [_session(row, self.path) for row in rows]
 
 
 def _string_keys(value: Any) -> Any:
@@ -522,27 +529,51 @@ def _string_keys(value: Any) -> Any:
     return value
 
 
-def _session(row: sqlite3.Row) -> SessionRecord:
-    balances = row["balances"]
-    winners = row["winners"]
+def _session(row: sqlite3.Row, path: str) -> SessionRecord:
+    def stored(column: str, parse: Callable[[Any], Any] = lambda value: value) -> Any:
+        # A value that is not what the arena wrote (a damaged file, a hand edit) names its row and column.
+        text = row[column]
+        if text is None:
+            return None
+        try:
+            return parse(json.loads(text))
+        except (ValueError, TypeError, AttributeError) as error:
+            raise damaged_row(path, row["id"], column, error) from None
+
     return SessionRecord(
         id=row["id"],
         index=row["idx"],
-        table=tuple(json.loads(row["seating"])),
+        table=stored("seating", lambda names: tuple(str(name) for name in names)),
         block=row["block"],
         mirror=row["mirror"],
         seed=row["seed"],
         status=SessionStatus(row["status"]),
         attempts=row["attempts"],
-        balances=None if balances is None else MappingProxyType(
-            {bot: parse_amount(text) for bot, text in json.loads(balances).items()}),
-        winners=None if winners is None else tuple(json.loads(winners)),
-        faults=None if row["faults"] is None else json.loads(row["faults"]),
-        telemetry=None if row["telemetry"] is None else json.loads(row["telemetry"]),
+        balances=stored("balances", lambda amounts: MappingProxyType(
+            {str(bot): parse_amount(text) for bot, text in amounts.items()})),
+        winners=stored("winners", lambda names: tuple(str(name) for name in names)),
+        faults=stored("faults", _fault_counts),
+        telemetry=stored("telemetry"),
         history_path=row["history_path"],
         started_at=row["started_at"],
         finished_at=row["finished_at"],
     )
+
+
+def _fault_counts(value: Any) -> dict[str, dict[str, int]] | None:
+    # {bot: {fault type: count}} (or null), checked: the standings and the tally add them up.
+    if value is None:
+        return None
+    counts = {str(bot): {str(kind): count for kind, count in kinds.items()} for bot, kinds in value.items()}
+    if not all(isinstance(count, int) for kinds in counts.values() for count in kinds.values()):
+        raise ValueError("fault counts must be whole numbers")
+    return counts
+
+
+def damaged_row(path: str, session: str, column: str, error: Exception) -> StorageError:
+    """The error for a stored value that is not what the arena wrote: one line naming its row and column."""
+    return StorageError(f"{path}: session {session}: the stored {column} is damaged ({error}); nothing was changed: "
+                        "restore the results file from a backup")
 
 
 def _definition_changes(stored: str, new: str) -> list[str]:

@@ -190,3 +190,18 @@ def test_a_history_no_attempt_of_this_store_wrote_is_never_replaced(
     assert error.count("\n") == 1 and f"{history} exists already, but its session was never played" in error, error
     assert history.read_text() == "another store's history\n"
     assert [row["status"] for row in rows(results)][2] == "planned"
+
+
+@pytest.mark.parametrize("column", ["balances", "winners", "faults"])
+def test_a_damaged_value_in_a_stored_row_is_one_line_naming_the_row_from_ratings_and_from_resume(
+        finished: Path, tmp_path: Path, column: str) -> None:
+    results = copy_finished(finished, tmp_path)
+    with sqlite3.connect(results / "tournament.sqlite") as connection:
+        connection.execute(f"UPDATE sessions SET {column} = ? WHERE id = 's0004'", ('{"a": [1, 2',))
+    connection.close()
+    before = (results / "tournament.sqlite").read_bytes()
+    for command in (["ratings", str(results)], ["run", str(tmp_path / "small.yaml"), "--out", str(tmp_path / "out")]):
+        done = subprocess.run([str(SEKA_ARENA), *command], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 1 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+        assert f"{results / 'tournament.sqlite'}: session s0004: the stored {column} is damaged" in done.stderr
+    assert (results / "tournament.sqlite").read_bytes() == before
