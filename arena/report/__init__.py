@@ -9,11 +9,13 @@ from __future__ import annotations
 from .. import _util
 from ._build import write_report as write_report
 from ._replay import FORMAT_VERSION as FORMAT_VERSION
+from ._replay import SPECTATOR as SPECTATOR
 from ._replay import ReplayDataError as ReplayDataError
 from ._replay import card_name as card_name
 from ._replay import card_text as card_text
 from ._replay import redact_records as redact_records
 from ._replay import replay_data as replay_data
+from ._replays import Audience as Audience
 from ._replays import SessionHistory as SessionHistory
 from ._replays import balance_curve as balance_curve
 from ._replays import seat_page as seat_page

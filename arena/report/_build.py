@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,17 +23,19 @@ from ._analysis import (
     seat_records,
 )
 from ._charts import Histogram, heat_colour, histogram, interval_chart, line_chart
-from ._replays import seat_page, tournament_sessions, write_replays
+from ._replays import Audience, seat_page, tournament_sessions, write_replays
 from ._results import Results, StandingRow, load_results
 from ._site import Site, bot_page, session_page
 
 
-def write_report(folder: Path, *, out: Path | None = None) -> Path:
+def write_report(folder: Path, *, out: Path | None = None, audience: Audience = Audience.ORGANISERS) -> Path:
     """Write the report of a results folder and return its front page (the standings).
 
     Args:
         folder: `results/NAME` (or its tournament.sqlite); only read.
         out: the report's folder (default: `report/` inside the results folder).
+        audience: who may read it (`Audience`): organisers (every view and log) by default; a public
+            copy shows each session once, as a spectator saw it or with every hand, and no logs.
 
     Raises:
         ReportError: the folder holds no results to report, or the report cannot be written.
@@ -43,7 +46,7 @@ def write_report(folder: Path, *, out: Path | None = None) -> Path:
     site = Site(out if out is not None else results.folder / "report", title=results.tournament.name,
                 context={"bot_pages": bots, "replay_pages": {}})
     site.copy_assets()
-    write_replays(site, tournament_sessions(results.folder, results.sessions))
+    write_replays(site, tournament_sessions(results.folder, results.sessions), audience=audience)
     # The other pages link each session to its replay page where one was written.
     written = set(site.written)
     site.context["replay_pages"] = {record.id: session_page(record.id) for record in results.sessions
@@ -52,7 +55,7 @@ def write_report(folder: Path, *, out: Path | None = None) -> Path:
     _crosstable_page(site, results, pairs)
     _sessions_page(site, results)
     for row in results.standings.rows:
-        _bot_page(site, results, row, pairs, written)
+        _bot_page(site, results, row, pairs, written, audience)
     return _standings_page(site, results)
 
 
@@ -143,7 +146,7 @@ class _Opponent:
 
 
 def _bot_page(site: Site, results: Results, row: StandingRow, pairs: Mapping[tuple[str, str], PairRecord],
-              written: set[str]) -> Path:
+              written: set[str], audience: Audience) -> Path:
     played = [record for record in results.finished if row.name in record.table]
     # Where a session's replay from this bot's seat was written: what the bot could see, step by step.
     views = {record.id: page for record in results.sessions if row.name in record.table
@@ -154,13 +157,24 @@ def _bot_page(site: Site, results: Results, row: StandingRow, pairs: Mapping[tup
     times = latency(played, row.name)
     return site.render("bot.html", bot_page(row.name), row=row, position=results.standings.rows.index(row) + 1,
                        sessions=_session_rows([record for record in results.sessions if row.name in record.table]),
-                       opponents=opponents, seats=seats, reasons=_reasons(row.fault_reasons), latency=times,
+                       opponents=opponents, seats=seats, reasons=_reasons(row.fault_reasons, audience),
+                       latency=times,
                        seat_views=views,
                        latency_summary=_latency_summary(times), latency_chart=_latency_chart(times),
                        score=_score, amount=format_amount)
 
 
-def _reasons(reasons: Sequence[FaultReason]) -> list[FaultReason]:
+_REASON_WITHHELD = "not shown in a public report: the arena's reasons may quote the bot's own output"
+
+
+def _reasons(reasons: Sequence[FaultReason], audience: Audience) -> list[FaultReason]:
+    if audience is not Audience.ORGANISERS:  # a crash's reason quotes the bot's stderr: its author's
+        kinds: dict[str, FaultReason] = {}
+        for reason in reasons:
+            found = kinds.get(reason.kind, FaultReason(reason.kind, _REASON_WITHHELD, 0))
+            kinds[reason.kind] = dataclasses.replace(found, count=found.count + reason.count, sessions=tuple(
+                dict.fromkeys((*found.sessions, *reason.sessions))))
+        reasons = list(kinds.values())
     return sorted(reasons, key=lambda reason: (-reason.count, reason.kind, reason.reason))
 
 

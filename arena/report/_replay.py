@@ -42,6 +42,10 @@ _CARD_FIELDS = {"session_start": ("options",), "deal": ("hands",), "look": ("car
 """The fields of docs/history.md that hold cards (options: classic's `wild` names one), redacted above."""
 _SECRET_START_FIELDS = ("seed",)
 """A seeded history's seed deals every card of the session: a seat never learns it."""
+SPECTATOR = -1
+"""The view of a reader at no seat (`replay_data(records, seat=SPECTATOR)`): the public actions and
+the hands turned over at a showdown or a forced reveal, never a folded, unseen or compared hand nor
+the seed. What a spectator at the table sees, and so what a public page shows."""
 
 
 class ReplayDataError(ArenaError):
@@ -85,6 +89,7 @@ def _holds_card(value: object) -> bool:
 def redact_records(records: Sequence[Mapping[str, Any]], seat: int) -> list[dict[str, Any]]:
     """The records as `seat` could know them: its own hand in each deal, the hands shown at a showdown
     or a forced reveal, every public action; no seed; no card in an event kind this viewer does not know.
+    With `SPECTATOR` (a seat nobody holds), no hand but those shown.
     """
     redacted: list[dict[str, Any]] = []
     for record in records:
@@ -176,7 +181,7 @@ class _Builder:
                 isinstance(entry, Mapping) and isinstance(entry.get("bot"), str) for entry in seats):
             raise ReplayDataError("record 1 (session_start): seats must be a list of {seat, bot}")
         self.bots: list[str] = [entry["bot"] for entry in seats]
-        if seat is not None and not 0 <= seat < len(self.bots):
+        if seat is not None and seat != SPECTATOR and not 0 <= seat < len(self.bots):
             raise ReplayDataError(f"no seat {seat} in a session of {len(self.bots)} seats")
         self.view = seat
         self.reasons = reasons
@@ -516,7 +521,8 @@ def replay_data(records: Sequence[Mapping[str, Any]], *, seat: int | None = None
 
     Args:
         records: the history's records (`arena.history.read_history`).
-        seat: build the view of this seat from the records redacted for it (`redact_records`).
+        seat: build the view of this seat from the records redacted for it (`redact_records`), or
+            a spectator's with `SPECTATOR`; None: the organiser's (every hand, the seed).
         fault_reasons: each bot's faults with the reasons the arena gave (not in the history itself).
 
     Raises:

@@ -1,14 +1,16 @@
 """Replay pages: for every session an organiser's page and one page per seat, with the balance curve,
-the faults, the bots' logs and the sessions of its duplicate block side by side.
+the faults, the bots' logs and the sessions of its duplicate block side by side; or, in a public
+report (`Audience`), one page per session that shows what its readers may see.
 
-Where they go: `sessions/<page>.html` (the organiser's view, `session_page`) and
-`sessions/<page>.seat<N>.html` (seat N's view; `page_name` never yields a dot, so no session's page
-can take a seat page's name). Each page embeds its own data (`replay_data`) as JSON, read by
+Where they go: `sessions/<page>.html` (the organiser's view, `session_page`; a public report's only
+view) and `sessions/<page>.seat<N>.html` (seat N's view; `page_name` never yields a dot, so no
+session's page can take a seat page's name). Each page embeds its own data (`replay_data`) as JSON, read by
 `assets/replay.js`; the scripts and styles are the package's own, copied into `assets/`.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import os
 from collections import defaultdict
@@ -23,7 +25,7 @@ from markupsafe import Markup
 from ..engine import Amount, parse_amount
 from ..history import read_history
 from ..storage import FaultReason, SessionRecord, SessionStatus, Store
-from ._replay import card_name, card_text, replay_data
+from ._replay import SPECTATOR, card_name, card_text, replay_data
 from ._site import Site, page_name, session_page
 
 REPLAY_ASSETS = ("report.css", "replay.css", "replay.js")
@@ -33,6 +35,19 @@ _COLORS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
 """Okabe and Ito's colours, told apart by people with any common colour blindness."""
 _DASHES = ("", "7 4", "2 3", "9 3 2 3", "4 4", "12 2")
 """A second cue besides colour: each seat's line has its own dash pattern."""
+
+
+class Audience(enum.Enum):
+    """Who a report is written for, and so what its pages may show."""
+
+    ORGANISERS = "organisers"
+    """Every hand and the seed, each seat's own view, the bots' logs and the arena's fault reasons."""
+    PUBLIC = "public"
+    """A spectator's: the hands turned over at showdowns only, no seed, no seat pages, no logs and no
+    fault reasons (a crash's reason quotes the bot's stderr, which is its author's)."""
+    PUBLIC_HANDS = "public-hands"
+    """Every hand and the seed, as organisers see the table (published once a tournament is over, as
+    the ACPC publishes its hand logs after the competition); still no seat pages, logs or reasons."""
 
 
 @dataclass(frozen=True)
@@ -154,8 +169,10 @@ def _logs(site: Site, session: SessionHistory, bots: Sequence[str]) -> dict[str,
     return found
 
 
-def write_replays(site: Site, sessions: Sequence[SessionHistory]) -> list[Path]:
-    """Write every session's organiser page and its seat pages into `site`; return the pages written.
+def write_replays(site: Site, sessions: Sequence[SessionHistory], *,
+                  audience: Audience = Audience.ORGANISERS) -> list[Path]:
+    """Write every session's organiser page and its seat pages into `site`, or its one page for a public
+    `audience`; return the pages written.
 
     Histories are read as docs/history.md describes them (`read_history`).
 
@@ -171,11 +188,16 @@ def write_replays(site: Site, sessions: Sequence[SessionHistory]) -> list[Path]:
             by_seed[start["seed"]].append((session, records))
     site.copy_assets(REPLAY_ASSETS)
     # What every view of a session shows alike (its pots, its block) is rendered once.
+    # The block's table shows every deal's hands: organisers' alone, or published with them.
     blocks = {seed: Markup(site.env.get_template("_replay_block.html").render(block=_block(members)))
-              for seed, members in by_seed.items() if len(members) > 1}
+              for seed, members in by_seed.items() if len(members) > 1 and audience is not Audience.PUBLIC}
     pots_template = site.env.get_template("_replay_pots.html")
     written = []
     for session, records in loaded:
+        if audience is not Audience.ORGANISERS:
+            written.append(_public_page(site, session, records, audience, pots_template,
+                                        blocks.get(str(records[0].get("seed")), Markup()) if records else Markup()))
+            continue
         organiser = replay_data(records, fault_reasons=session.fault_reasons)
         bots = organiser["bots"]
         pots = Markup(pots_template.render(data=organiser, curve=balance_curve(organiser["curve"], bots)))
@@ -201,6 +223,19 @@ def write_replays(site: Site, sessions: Sequence[SessionHistory]) -> list[Path]:
     return written
 
 
+def _public_page(site: Site, session: SessionHistory, records: list[dict[str, Any]], audience: Audience,
+                 pots_template: Any, block: Markup) -> Path:
+    # A public report's one page of a session: a spectator's view, or every hand once published;
+    # never the arena's fault reasons (they may quote a bot's stderr) nor a log.
+    data = replay_data(records, seat=SPECTATOR if audience is Audience.PUBLIC else None)
+    pots = Markup(pots_template.render(data=data, curve=balance_curve(data["curve"], data["bots"])))
+    page = session_page(session.session)
+    label = "Spectator: the hands shown" if audience is Audience.PUBLIC else "Every hand"
+    views = [{"label": label, "href": PurePosixPath(page).name, "current": True}]
+    return site.render("replay.html", page, data=data, data_json=htmlsafe_json_dumps(data, separators=(",", ":")),
+                       views=views, pots=pots, block=block, logs=[])
+
+
 def tournament_sessions(folder: Path, sessions: Sequence[SessionRecord]) -> list[SessionHistory]:
     """The finished sessions of a results folder as replays: histories, logs and fault reasons as the
     tournament stored them (`histories/`, `logs/<session>/`, tournament.sqlite); only read."""
@@ -216,7 +251,8 @@ def tournament_sessions(folder: Path, sessions: Sequence[SessionRecord]) -> list
             for record in sessions if record.status is SessionStatus.FINISHED and record.history_path is not None]
 
 
-def write_session_replay(out: Path, session: SessionHistory) -> Path:
-    """The replay pages of one session (as `seka-arena play --out` writes them); returns the organiser's page."""
+def write_session_replay(out: Path, session: SessionHistory, *, audience: Audience = Audience.ORGANISERS) -> Path:
+    """The replay pages of one session (as `seka-arena play --out` writes them); returns its main page
+    (the organiser's, or a public audience's only one)."""
     site = Site(out, title=f"Session {session.session}", context={"navigation": ()})
-    return write_replays(site, [session])[0]
+    return write_replays(site, [session], audience=audience)[0]

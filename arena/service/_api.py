@@ -284,7 +284,8 @@ def routes(service: Service) -> list[Route]:
         body = await _json(request)
         try:
             schedule = ScheduleConfig(**{key: body[key] for key in ("name", "cron", "top", "table_size",
-                                                                     "sessions_per_table", "freeze_minutes")
+                                                                     "sessions_per_table", "freeze_minutes",
+                                                                     "publish")
                                          if key in body})
         except (TypeError, ArenaError) as error:
             problem = cron_problem(body.get("cron"))

@@ -103,17 +103,23 @@ class ScheduleConfig:
     """Duplicate blocks per table."""
     freeze_minutes: int = 0
     """Submissions are refused this long before the tournament fires."""
+    publish: str = "spectator"
+    """What its public report shows once it is over: `spectator` (the hands shown at showdowns) or
+    `organiser` (every hand and the seed, as the ACPC publishes its logs; never a bot's own logs)."""
 
     def __post_init__(self) -> None:
         if (problem := name_problem(self.name)) is not None:
             raise TournamentConfigError([ConfigProblem("<service config>", None, "tournaments.name", problem)])
+        if self.publish not in PUBLISH_CHOICES:
+            raise TournamentConfigError([ConfigProblem("<service config>", None, "tournaments.publish",
+                                                       f"must be spectator or organiser, not {self.publish!r}")])
         if (problem := cron_problem(self.cron)) is not None:
             raise TournamentConfigError([ConfigProblem("<service config>", None, "tournaments.cron", problem)])
 
     def settings(self) -> dict[str, Any]:
         """What the store keeps of a schedule beyond its name and cron expression."""
         return {"top": self.top, "table_size": self.table_size, "sessions_per_table": self.sessions_per_table,
-                "freeze_minutes": self.freeze_minutes}
+                "freeze_minutes": self.freeze_minutes, "publish": self.publish}
 
 
 @dataclass(frozen=True)
@@ -152,7 +158,9 @@ _UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
 _WEB_KEYS = ("events_total", "events_per_client", "replay_cache")
 _LADDER_KEYS = ("enabled", "table_size", "placement_blocks", "random_share", "concurrency", "retry_seconds",
                 "max_failures")
-_SCHEDULE_KEYS = ("name", "cron", "top", "table_size", "sessions_per_table", "freeze_minutes")
+_SCHEDULE_KEYS = ("name", "cron", "top", "table_size", "sessions_per_table", "freeze_minutes", "publish")
+PUBLISH_CHOICES = ("spectator", "organiser")
+"""What a scheduled tournament's public report may show once it is over (`ScheduleConfig.publish`)."""
 _MEGABYTES = Bounds(1, 4096)
 _FILES = Bounds(1, 1_000_000)
 _STREAMS = Bounds(1, 100_000)
@@ -294,6 +302,11 @@ def _read_schedules(reader: ConfigReader, entry: ConfigEntry) -> tuple[ScheduleC
                             ("freeze_minutes", _FREEZE)):
             if key in entries:
                 found[key] = reader.integer(entries[key].node, f"{path}.{key}", bounds)
+        if "publish" in entries:
+            publish_node = entries["publish"].node
+            found["publish"] = reader.checked(
+                publish_node, f"{path}.publish", reader.scalar(publish_node), lambda value, *, shown: None
+                if value in PUBLISH_CHOICES else f"must be spectator or organiser, not {shown}")
         if len(reader.problems) == before:
             schedules.append(ScheduleConfig(**found))
     return tuple(schedules)

@@ -9,7 +9,9 @@ run becomes an ordinary tournament: its definition (the latest accepted version 
 of the ladder's best `top`, in a round robin of duplicate blocks, with a secret drawn now) is
 stored with the run before it starts, written to `tournaments/NAME/tournament.yaml`, and played by
 `TournamentRunner`, whose store commits the seed before the first session and reveals it after the
-last; its HTML report (`arena.report`) is then written and published on its page. A run left
+last; its HTML report (`arena.report`) is then written twice: the full report (`report/`, every
+view and log, for organisers and, seat by seat, for authors) and the public copy (`public/`, a
+spectator's view, or every hand when the schedule says `publish: organiser`), published on its page. A run left
 `due` or `running` by a stopped service is resumed from its stored definition, so the restarted
 run plays exactly the sessions that were missing. The clock is the store's
 (injectable), so tests move time by hand.
@@ -29,11 +31,12 @@ import yaml
 from croniter import croniter
 
 from ..engine import ArenaError, format_amount
-from ..report import write_report
+from ..report import Audience, write_report
 from ..storage import write_atomically
 from ..tournament import Progress, TournamentRunner, parse_config
 from ._service import Service
 from ._store import RunRecord, ScheduleRecord, ServiceStore, from_iso, iso
+from ._views import PUBLIC_COPY
 
 LOGGER = logging.getLogger(__name__)
 _MAX_SLEEP = 30.0
@@ -64,6 +67,14 @@ def fire_now(store: ServiceStore, schedule: str) -> RunRecord | None:
     claimed this minute; the scheduler plays it when next woken."""
     now = math.floor(store.clock())
     return store.claim_firing(schedule, iso(now), name=run_name(schedule, now))
+
+
+def report_audience(store: ServiceStore, run: RunRecord) -> Audience:
+    """Who a finished run's public report is written for: spectators, unless its schedule publishes
+    the organiser's view (`publish: organiser`: every hand, still no bot's logs)."""
+    schedule = next((item for item in store.schedules() if item.name == run.schedule), None)
+    publish = schedule.settings.get("publish") if schedule is not None else None
+    return Audience.PUBLIC_HANDS if publish == "organiser" else Audience.PUBLIC
 
 
 def run_name(schedule: str, due: float) -> str:
@@ -184,8 +195,11 @@ class Scheduler:
 
             complete = await runner.run(on_progress=update)
             runner.write_results()
-            if complete:  # the HTML report (arena.report), published on the tournament's page
-                await trio.to_thread.run_sync(lambda: write_report(self.results(run)))
+            if complete:  # the HTML reports (arena.report): the full one and the public copy on its page
+                results, audience = self.results(run), report_audience(self.store, run)
+                await trio.to_thread.run_sync(lambda: write_report(results))
+                await trio.to_thread.run_sync(lambda: write_report(results, out=results / PUBLIC_COPY,
+                                                                   audience=audience))
         except Exception as error:  # an arena bug or a full disk: the run is marked, the service goes on
             LOGGER.exception("scheduled tournament %s failed", run.name)
             self.store.finish_run(run.id, status="failed", message=f"{type(error).__name__}: {error}")

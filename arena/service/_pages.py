@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +24,18 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from ..engine import ArenaError
-from ..replay import ReplayResult, replay_file
-from ..report import ReplayDataError, SessionHistory, session_page, write_session_replay
+from ..replay import ReplayResult, describe_event, replay_file
+from ..report import (
+    SPECTATOR,
+    Audience,
+    ReplayDataError,
+    SessionHistory,
+    redact_records,
+    seat_page,
+    session_page,
+    write_report,
+    write_session_replay,
+)
 from ._api import (
     TOKEN_COOKIE,
     failing_blocks,
@@ -36,10 +46,18 @@ from ._api import (
     submit_version,
     who,
 )
-from ._cron import schedules_due_text
+from ._cron import report_audience, schedules_due_text
 from ._registry import log_tail
 from ._service import Service
 from ._store import RunRecord, TokenRefusedError, from_iso
+from ._views import (
+    FULL_COPY,
+    PUBLIC_COPY,
+    history_table_authors,
+    ladder_table_authors,
+    may_read_full,
+    view_for,
+)
 
 _TEMPLATES = Path(__file__).parent / "templates"
 _COOKIE_SECONDS = 30 * 24 * 3600
@@ -275,7 +293,8 @@ def routes(service: Service) -> list[Route]:
         sessions = sorted(path.stem for path in histories.glob("*.jsonl")) if histories.is_dir() else []
         report = histories.parent / "report" / "index.html"
         return render(service, request, "tournament.html", run=run, standings=document, sessions=sessions,
-                      progress=service.progress.get(run.name), report=report.is_file())
+                      progress=service.progress.get(run.name), report=report.is_file(),
+                      published=report_audience(store, run) is Audience.PUBLIC_HANDS)
 
     async def tournament_events(request: Request) -> Response:
         run = run_named(request.path_params["name"])
@@ -300,69 +319,132 @@ def routes(service: Service) -> list[Route]:
         return CountedStream(event_streams, client, events(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
-    async def report_file(request: Request) -> Response:
-        run = run_named(request.path_params["name"])
-        base = service.registry.folder.tournaments / run.name / "results" / run.name / "report"
-        path = served_file(base, request.path_params["path"] or "index.html")
+    def results_of(run: RunRecord) -> Path:
+        return service.registry.folder.tournaments / run.name / "results" / run.name
+
+    def tournament_authors(run: RunRecord) -> Callable[[str], Sequence[str | None]]:
+        return lambda page: history_table_authors(store, results_of(run) / "histories" / f"{page}.jsonl")
+
+    def ladder_authors(page: str) -> Sequence[str | None]:
+        session = store.ladder_session(page)
+        return ladder_table_authors(store, session) if session is not None else []
+
+    def file_in(base: Path, relative: str, what: str) -> tuple[Path, str]:
+        """A file of `base` and its path relative to it, with `..` and links resolved (so what is
+        checked is what is served); 404 when it names none there."""
+        path = served_file(base, relative or "index.html")
         if path is None:
-            raise HTTPException(404, f"no such page in the report of {run.name}")
+            raise HTTPException(404, f"no such page in {what}")
+        return path, path.relative_to(base.resolve()).as_posix()
+
+    def full_copy_file(request: Request, base: Path, relative: str, what: str,
+                       authors: Callable[[str], Sequence[str | None]]) -> Response:
+        path, inside = file_in(base, relative, what)
+        if not may_read_full(who(service, request), inside, table_authors=authors, store=store):
+            raise HTTPException(403, "this view is its seat's author's or the organisers': sign in with your token "
+                                     "(a visitor sees the spectator's view: the hands shown at showdowns)")
         return FileResponse(path)
 
-    def session_source(session_id: str, run_name: str | None) -> tuple[str, Path, Path]:
-        """A finished session's title, history file and the folder its viewer pages are written to."""
+    async def report_file(request: Request) -> Response:
+        """The tournament's published report: the public copy (a spectator's view of every session, or
+        every hand when its schedule publishes them), written from its results when missing."""
+        run = run_named(request.path_params["name"])
+        results = results_of(run)
+        public = results / PUBLIC_COPY
+        if run.status == "finished" and (results / "report").is_dir() and not (public / "index.html").is_file():
+            audience = report_audience(store, run)
+            await trio.to_thread.run_sync(lambda: write_report(results, out=public, audience=audience))
+        path, _ = file_in(public, request.path_params["path"], f"the report of {run.name}")
+        return FileResponse(path)
+
+    async def full_report_file(request: Request) -> Response:
+        """The tournament's full report (organisers; a seat's page and its bot's logs to its author)."""
+        run = run_named(request.path_params["name"])
+        return full_copy_file(request, results_of(run) / "report", request.path_params["path"],
+                              f"the full report of {run.name}", tournament_authors(run))
+
+    def session_source(session_id: str, run_name: str | None
+                       ) -> tuple[str, Path, Path, Path, Callable[[str], Sequence[str | None]]]:
+        """A finished session's title, history file, the folder its viewer pages are written to, the
+        folder of its bots' logs, and who wrote the bot of each seat (by page name)."""
         if run_name:
             run = run_named(run_name)
             where = service.registry.folder.tournaments / run.name
-            title, histories = f"{run.name}: session {session_id}", where / "results" / run.name / "histories"
+            title, histories = f"{run.name}: session {session_id}", results_of(run) / "histories"
+            logs, authors = results_of(run) / "logs", tournament_authors(run)
         else:
             where = service.registry.folder.ladder
             title, histories = f"ladder session {session_id}", where / "histories"
+            logs, authors = where / "logs", ladder_authors
         path = None if "/" in session_id or session_id.startswith(".") else served_file(
             histories, f"{session_id}.jsonl")
         if path is None:
             raise HTTPException(404, f"no history of session {session_id[:80]!r}")
-        return title, path, where / "replays"
+        return title, path, where / "replays", logs / session_id, authors
+
+    def account_as_seen(result: ReplayResult, view: int | None) -> list[str]:
+        """The account of a checked session as `view` may read it: built from its records redacted for
+        that view (the check itself read every record)."""
+        if view is None:
+            return result.account
+        records = [event.to_json() for event in result.state.events]
+        lines = (describe_event(record, result.state.bots) for record in redact_records(records, view))
+        return [line for line in lines if line is not None]
 
     async def replay(request: Request) -> Response:
-        """The session's account as the rules engine re-checked it, with a link to the replay viewer."""
+        """The session's account as the rules engine re-checked it, with a link to the replay viewer;
+        each reader sees what `view_for` gives it."""
         session_id, run_name = request.path_params["session"], request.query_params.get("tournament")
-        title, path, _ = session_source(session_id, run_name)
+        title, path, _, _, authors = session_source(session_id, run_name)
+        view = view_for(who(service, request), authors(session_id))
         viewer = f"/sessions/{session_id}/viewer" + (f"?tournament={run_name}" if run_name else "")
         result = await checked_replays.get(path)
         if isinstance(result, ArenaError):
             return render(service, request, "replay.html", title=title, account=[], verdict=f"BROKEN: {result}",
-                          viewer=viewer)
+                          viewer=viewer, view=view)
         verdict = ("every action checked against the rules, every deal against the session's seed" if result.seeded
                    else "checked against the rules; its deals were NOT checked against a seed")
-        return render(service, request, "replay.html", title=title, account=result.account, verdict=verdict,
-                      viewer=viewer)
+        return render(service, request, "replay.html", title=title, account=account_as_seen(result, view),
+                      verdict=verdict, viewer=viewer, view=view)
 
     async def replay_viewer(request: Request) -> Response:
-        """The report's replay viewer for the session, written on first request (a finished session's
-        history never changes). No logs go in: they are their author's alone (`/bots/NAME/logs/ID`)."""
+        """The report's replay viewer for the session in the reader's view, written on first request (a
+        finished session's history never changes): a spectator's page in the public copy, the
+        organiser's or a seat's (with its own bot's logs) in the full copy."""
         session_id, run_name = request.path_params["session"], request.query_params.get("tournament")
-        _, path, folder = session_source(session_id, run_name)
-        page = folder / session_page(session_id)
-        if not page.is_file():
+        _, path, folder, logs, authors = session_source(session_id, run_name)
+        view = view_for(who(service, request), authors(session_id))
+        public = view == SPECTATOR
+        copy = folder / (PUBLIC_COPY if public else FULL_COPY)
+        page = session_page(session_id) if view is None or public else seat_page(session_id, view)
+        if not (copy / page).is_file():
+            history = SessionHistory(session_id, path, logs=None if public else logs)
+            audience = Audience.PUBLIC if public else Audience.ORGANISERS
             try:
-                await trio.to_thread.run_sync(write_session_replay, folder, SessionHistory(session_id, path))
+                await trio.to_thread.run_sync(lambda: write_session_replay(copy, history, audience=audience))
             except (ReplayDataError, ArenaError) as error:
                 raise HTTPException(500, f"the history of session {session_id} cannot be shown: {error}") from None
         scope = f"tournaments/{run_named(run_name).name}" if run_name else "ladder"
-        return RedirectResponse(f"/{scope}/replays/{session_page(session_id)}", status_code=303)
+        return RedirectResponse(f"/{scope}/replays/{copy.name}/{page}", status_code=303)
 
-    def replay_file_of(folder: Path, relative: str) -> Response:
-        path = served_file(folder, relative)
-        if path is None:
-            raise HTTPException(404, "no such replay page")
-        return FileResponse(path)
+    def replay_file_of(request: Request, folder: Path, relative: str,
+                       authors: Callable[[str], Sequence[str | None]]) -> Response:
+        copy, _, inside = relative.partition("/")
+        if copy == PUBLIC_COPY:
+            path, _ = file_in(folder / PUBLIC_COPY, inside, "the replays")
+            return FileResponse(path)
+        if copy == FULL_COPY:
+            return full_copy_file(request, folder / FULL_COPY, inside, "the replays", authors)
+        raise HTTPException(404, "no such replay page")
 
     async def ladder_replay_file(request: Request) -> Response:
-        return replay_file_of(service.registry.folder.ladder / "replays", request.path_params["path"])
+        return replay_file_of(request, service.registry.folder.ladder / "replays", request.path_params["path"],
+                              ladder_authors)
 
     async def tournament_replay_file(request: Request) -> Response:
         run = run_named(request.path_params["name"])
-        return replay_file_of(service.registry.folder.tournaments / run.name / "replays", request.path_params["path"])
+        return replay_file_of(request, service.registry.folder.tournaments / run.name / "replays",
+                              request.path_params["path"], tournament_authors(run))
 
     async def stylesheet(request: Request) -> Response:
         return FileResponse(_TEMPLATES / "style.css", media_type="text/css")
@@ -381,6 +463,7 @@ def routes(service: Service) -> list[Route]:
         Route("/tournaments/{name}", tournament),
         Route("/tournaments/{name}/events", tournament_events),
         Route("/tournaments/{name}/report/{path:path}", report_file),
+        Route("/tournaments/{name}/full-report/{path:path}", full_report_file),
         Route("/sessions/{session}", replay),
         Route("/sessions/{session}/viewer", replay_viewer),
         Route("/ladder/replays/{path:path}", ladder_replay_file),

@@ -161,9 +161,9 @@ def test_sample_bots_submitted_with_the_cli_are_checked_accepted_and_fill_the_la
     assert replay.status_code == 200 and "every deal against the session&#39;s seed" in replay.text
     assert "Pot 1" in replay.text
     viewer = service.client.get(f"/sessions/{session}/viewer", follow_redirects=True)
-    assert viewer.status_code == 200 and str(viewer.url).endswith(f"/ladder/replays/sessions/{session}.html")
-    assert "replay.js" in viewer.text and "strong" in viewer.text
-    assert service.client.get("/ladder/replays/assets/replay.js").status_code == 200
+    assert viewer.status_code == 200 and str(viewer.url).endswith(f"/ladder/replays/public/sessions/{session}.html")
+    assert "replay.js" in viewer.text and "strong" in viewer.text and "spectator" in viewer.text
+    assert service.client.get("/ladder/replays/public/assets/replay.js").status_code == 200
     assert service.client.get("/ladder/replays/../service.sqlite").status_code == 404
 
 

@@ -1,0 +1,297 @@
+"""What each reader sees, against the real app over a real store and ladder sessions played by real bot
+processes: a visitor and an author without a bot at the table see a spectator's view (no folded,
+unseen or compared hand, no seed, no bot's log), an author sees its own seat's view and its own bot's
+logs, an organiser sees everything; on every profile, through every route that serves a session."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import trio
+
+from arena.engine import profile
+from arena.history import read_history
+from arena.isolation import Isolation
+from arena.service import (
+    Author,
+    Ladder,
+    LadderConfig,
+    ScheduleConfig,
+    Scheduler,
+    Service,
+    ServiceConfig,
+    build_app,
+    fire_now,
+    open_service,
+)
+
+from ._archives import MANIFEST, ROOT, file, sample_archive, tar_gz
+
+LOG_MARKER = "CHATTY-BOT-WROTE-THIS"
+"""What alice's bot writes to its stderr at every turn, with its cards: its author's alone."""
+_CHATTY = (ROOT / "sample_bots" / "random_bot.py").read_text().replace(
+    "    run(RandomBot(args.seed), address=args.address)",
+    "    run(ChattyBot(args.seed), address=args.address)",
+) + f'''
+
+class ChattyBot(RandomBot):
+    def act(self, turn: Turn) -> Action:
+        import sys
+        sys.stderr.write("{LOG_MARKER} " + repr(turn.cards) + "\\n")
+        sys.stderr.flush()
+        return super().act(turn)
+'''
+_MAIN = '\n\nif __name__ == "__main__":\n    main()\n'
+_CHATTY = _CHATTY.replace(_MAIN, "") + _MAIN  # the subclass is defined before main() runs
+
+_PROFILES = [("georgian", {"dark": "true"}, 3), ("classic", {"open": "multiway", "dark": "true"}, 3),
+             ("seka36", {}, 2), ("svara32", {}, 2), ("seka21", {}, 2)]
+
+
+@dataclass
+class Arena:
+    service: Service
+    tokens: dict[str, str]
+    """A token by reader: org (an organiser), alice, bob and carol (each with a bot), dave (none)."""
+    seats: dict[str, str]
+    """Each bot's author, by bot name."""
+
+
+def _open(data: Path, name: str, options: dict[str, str], table_size: int,
+          schedules: tuple[ScheduleConfig, ...] = (), clock: Callable[[], float] = time.time) -> Arena:
+    rules = profile(name, options).with_table(pots_per_session=6)
+    config = ServiceConfig(data=data, isolation=Isolation.NONE, rules=rules, schedules=schedules,
+                           ladder=LadderConfig(placement_blocks=1, random_share=0.0, table_size=table_size))
+    service = open_service(config, clock=clock)
+    bots = {"chatty": "alice", "rb": "bob", "rc": "carol"}
+    archives = {"chatty": tar_gz([file("bot.py", _CHATTY.encode()), file("bot.yaml", MANIFEST)])}
+    for bot, author in list(bots.items())[:table_size]:
+        version = service.registry.submit(Author(author, organiser=False), bot,
+                                          archives.get(bot) or sample_archive("random"))
+        service.store.finish_check(version.id, accepted=True, report="not checked: a views test", stderr="")
+    tokens = {reader: service.store.create_token(reader, organiser=reader == "org")
+              for reader in ("org", "alice", "bob", "carol", "dave")}
+    return Arena(service, tokens, bots)
+
+
+async def _play_block(arena: Arena) -> list[str]:
+    ladder = Ladder(arena.service, rng=random.Random(1))
+    block = ladder.next_block()
+    assert block is not None
+    for session in block:
+        await ladder.play(session)
+    return [session.id for session in block]
+
+
+@dataclass(frozen=True)
+class Hand:
+    deal: int
+    seat: int
+    cards: tuple[str, ...]
+
+    def shown_in(self, body: str) -> bool:
+        """Whether a page or an account holds this hand as the viewer or the account write one."""
+        return (json.dumps(list(self.cards), separators=(",", ":")) in body
+                or " ".join(self.cards) in body)
+
+
+def _hands(records: list[dict[str, Any]]) -> list[Hand]:
+    return [Hand(number, int(seat), tuple(cards)) for number, record in enumerate(records)
+            if record["event"] == "deal" for seat, cards in record["hands"].items()]
+
+
+def may_see(records: list[dict[str, Any]], seat: int | None) -> set[Hand]:
+    """The hands a reader at `seat` may see (None: an organiser, every hand; -1: a spectator): its own
+    once it saw them, the hands turned over at a showdown or a reveal, a comparison's two hands if it
+    was one of them. Written from docs/history.md apart from the arena's code, to check it."""
+    seen: set[Hand] = set()
+    deal: dict[int, Hand] = {}
+    for number, record in enumerate(records):
+        kind = record["event"]
+        if kind == "deal":
+            deal = {int(key): Hand(number, int(key), tuple(cards)) for key, cards in record["hands"].items()}
+            if seat in deal and seat not in record.get("unseen", []):
+                seen.add(deal[seat])
+        elif kind == "look" and record["seat"] == seat:
+            seen.add(deal[seat])
+        elif kind in ("showdown", "reveal") or (kind == "comparison" and seat in (record["opener"], record["target"])):
+            seen.update(deal[int(key)] for key in record["hands"])
+    return set(_hands(records)) if seat is None else seen
+
+
+def _client(arena: Arena, reader: str | None) -> httpx.AsyncClient:
+    cookies = {"seka_token": arena.tokens[reader]} if reader else {}
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=build_app(arena.service)), base_url="http://arena",
+                             cookies=cookies, follow_redirects=True)
+
+
+async def _bodies(client: httpx.AsyncClient, session: str) -> tuple[str, str]:
+    """The session's account page and its replay viewer's page, as this reader gets them."""
+    account = await client.get(f"/sessions/{session}")
+    viewer = await client.get(f"/sessions/{session}/viewer")
+    assert account.status_code == viewer.status_code == 200, (account.text, viewer.text)
+    return account.text, viewer.text
+
+
+@dataclass
+class Played:
+    arena: Arena
+    sessions: list[str]
+    """The ladder block's sessions, in play order."""
+
+
+@pytest.fixture(scope="module", params=_PROFILES,
+                ids=[f"{name}-{'-'.join(f'{k}={v}' for k, v in options.items()) or 'default'}"
+                     for name, options, _ in _PROFILES])
+def played(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
+    """A service of the profile with one ladder block played by real bots (once for the module)."""
+    name, options, table_size = request.param
+    arena = _open(tmp_path_factory.mktemp(name) / "data", name, options, table_size)
+    sessions = trio.run(_play_block, arena)
+    yield Played(arena, sessions)
+    arena.service.store.close()
+
+
+async def test_every_reader_sees_its_own_view_of_the_ladders_sessions(played: Played) -> None:
+    arena, sessions = played.arena, played.sessions
+    store = arena.service.store
+    secret_to_spectators = compared = 0
+    for session_id in sessions:
+        session = store.ladder_session(session_id)
+        assert session is not None and session.history_path is not None
+        records = read_history(arena.service.config.data / session.history_path)
+        seat_of = {arena.seats[store.version_by_id(version).bot]: seat for seat, version in enumerate(session.seating)}
+        every = set(_hands(records))
+        compared += sum(record["event"] == "comparison" for record in records)
+        for reader in (None, "dave", "alice", "bob", "carol", "org"):
+            async with _client(arena, reader) as client:
+                account, viewer = await _bodies(client, session_id)
+            view = None if reader == "org" else seat_of.get(reader or "", -1)
+            allowed = may_see(records, view)
+            leaked = {hand for hand in every - allowed if hand.shown_in(account) or hand.shown_in(viewer)}
+            assert leaked == set(), f"{reader or 'a visitor'} sees {len(leaked)} hands of {session_id} not theirs"
+            # What a reader may see is there: the viewer holds every hand of its view.
+            assert all(hand.shown_in(viewer) for hand in allowed), reader
+            shown_seed = records[0]["seed"] in account + viewer
+            assert shown_seed == (reader == "org"), reader
+            assert LOG_MARKER not in account + viewer  # a log is linked from the pages of those it belongs to
+            if "alice" in seat_of:
+                async with _client(arena, reader) as client:
+                    log = await client.get(f"/bots/chatty/logs/{session_id}")
+                assert (log.status_code, LOG_MARKER in log.text) == (
+                    (200, True) if reader in ("org", "alice") else (403, False)), reader
+            if reader is None:
+                secret_to_spectators += len(every - allowed)
+    # The sessions held secrets to keep: hands folded or never shown.
+    assert secret_to_spectators > 0
+    if arena.service.config.rules.name == "classic":
+        assert compared > 0, "no multiway comparison to check: play more pots"
+
+
+async def test_a_full_copy_is_served_only_to_those_it_belongs_to(played: Played) -> None:
+    arena, first = played.arena, played.sessions[0]
+    store = arena.service.store
+    session = store.ladder_session(first)
+    assert session is not None
+    authors = [{"chatty": "alice", "rb": "bob", "rc": "carol"}[store.version_by_id(v).bot] for v in session.seating]
+    for reader in ("org", *authors):  # their pages written first, so each exists when others ask for it
+        async with _client(arena, reader) as client:
+            await _bodies(client, first)
+    pages = [f"full/sessions/{first}.html"] + [f"full/sessions/{first}.seat{seat}.html" for seat in range(len(authors))]
+    logs = [path.relative_to(arena.service.config.data / "ladder" / "replays").as_posix()
+            for path in (arena.service.config.data / "ladder" / "replays" / "full" / "logs").rglob("*.txt")]
+    assert any("chatty" in log for log in logs)
+    for reader in (None, "dave", *authors, "org"):
+        async with _client(arena, reader) as client:
+            for page in pages + logs + ["full/assets/replay.js", f"sessions/{first}.html", "../../service.sqlite",
+                                        f"full/assets/../sessions/{first}.html"]:
+                status = (await client.get(f"/ladder/replays/{page}")).status_code
+                if page.startswith("full/assets/replay.js"):
+                    want = 200
+                elif page == f"sessions/{first}.html" or page.startswith(".."):
+                    want = 404
+                elif reader == "org":
+                    want = 200
+                elif (match := re.search(r"\.seat(\d)\.html$", page)) is not None:
+                    want = 200 if authors[int(match.group(1))] == reader else 403
+                elif page.startswith("full/logs/"):
+                    owner = next(author for bot, author in arena.seats.items() if page.split("/")[-1].startswith(bot))
+                    want = 200 if reader == owner else 403
+                else:
+                    want = 403
+                assert status == want, (reader, page, status)
+
+
+# --- scheduled tournaments: their published reports and their sessions ---------------------------------------
+
+
+async def test_a_tournaments_public_report_is_a_spectators_and_its_full_report_is_behind_sign_in(
+        tmp_path: Path) -> None:
+    schedules = (ScheduleConfig("cup", "0 2 * * *", table_size=3),
+                 ScheduleConfig("open", "0 3 * * *", table_size=3, publish="organiser"))
+    later = [0.0]
+    arena = _open(tmp_path / "data", "classic", {"open": "multiway"}, 3, schedules,
+                  clock=lambda: time.time() + later[0])
+    scheduler = Scheduler(arena.service)
+    later[0] = 120.0  # a minute after the schedules were made: they may fire
+    runs = {}
+    for schedule in ("cup", "open"):
+        run = fire_now(arena.service.store, schedule)
+        assert run is not None
+        await scheduler.play(run)
+        runs[schedule] = arena.service.store.run(run.id)
+        assert runs[schedule].status == "finished", runs[schedule].message
+    for schedule, run in runs.items():
+        results = arena.service.config.data / "tournaments" / run.name / "results" / run.name
+        histories = sorted((results / "histories").glob("*.jsonl"))
+        records = {path.stem: read_history(path) for path in histories}
+        # Mirrors share their deals: a hand folded in one may be shown at a showdown of another, which
+        # every spectator sees; the hands never shown in any session are the secrets to keep.
+        shown = {hand.cards for session in records.values() for hand in may_see(session, -1)}
+        hidden = {hand for session in records.values() for hand in set(_hands(session)) - may_see(session, -1)
+                  if hand.cards not in shown}
+        assert hidden
+        full = sorted(path.relative_to(results / "report").as_posix()
+                      for path in (results / "report").rglob("*") if path.is_file())
+        assert any(path.startswith("logs/") for path in full) and any(".seat1." in path for path in full)
+        for reader in (None, "dave", "alice", "org"):
+            async with _client(arena, reader) as client:
+                bodies = {}
+                for path in full:  # every file of the full report, asked for through both routes
+                    for route in ("report", "full-report"):
+                        answer = await client.get(f"/tournaments/{run.name}/{route}/{path}")
+                        if answer.status_code == 200:
+                            bodies[f"{route}/{path}"] = answer.text
+                        else:
+                            assert answer.status_code in (403, 404), (route, path, answer.status_code)
+                for session in records:
+                    account = await client.get(f"/sessions/{session}?tournament={run.name}")
+                    viewer = await client.get(f"/sessions/{session}/viewer?tournament={run.name}")
+                    bodies[f"account {session}"], bodies[f"viewer {session}"] = account.text, viewer.text
+            text = "\n".join(bodies.values())
+            if reader == "org":
+                assert set(full) <= {path.partition("/")[2] for path in bodies if path.startswith("full-report/")}
+                assert all(hand.shown_in(text) for hand in hidden) and LOG_MARKER in text
+                continue
+            assert LOG_MARKER not in text if reader != "alice" else LOG_MARKER in text, reader
+            assert "report/index.html" in bodies and "report/crosstable.html" in bodies
+            if reader == "alice":  # her own seat's pages and her bot's logs; no other seat's, no organiser's page
+                mine = {path for path in bodies if path.startswith("full-report/")}
+                assert mine and all(".seat" in path or "/logs/" in path or "/assets/" in path for path in mine)
+                continue
+            assert not any(path.startswith("full-report/") and "/assets/" not in path for path in bodies), reader
+            public_text = "\n".join(body for path, body in bodies.items() if not path.startswith("report/"))
+            assert not [hand for hand in hidden if hand.shown_in(public_text)], reader
+            published = [hand for hand in hidden if hand.shown_in(text)]
+            # The organiser's view is published once over when the schedule says so; else never.
+            assert (len(published) == len(hidden)) if schedule == "open" else not published, (reader, schedule)
+    arena.service.store.close()
