@@ -17,6 +17,7 @@ from arena.transport import BotSpec, TimeLimit
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT = TimeLimit(decision_ms=3000)
+GO_BOT = ROOT / "sample_bots/go_bot/go_bot"
 PYTHON_BOTS = ["random_bot.py", "threshold_bot.py", "strong_bot.py", "call_bot.py", "minimal_bot.py"]
 
 # Each profile and option set, with the seats it is played at (every option of PROFILES.md at least once).
@@ -33,6 +34,8 @@ CASES = [
 
 
 def _spec(name: str, number: int) -> BotSpec:
+    if name == "go":
+        return BotSpec(name=f"go-{number}", command=(str(GO_BOT),), limit=LIMIT)
     if name == "js":
         return BotSpec(name=f"js-{number}", command=("node", str(ROOT / "sample_bots/js_bot/index.js")), limit=LIMIT)
     return BotSpec(name=f"{name.removesuffix('_bot.py')}-{number}",
@@ -61,3 +64,20 @@ async def test_sample_bots_play_a_whole_session_of_the_profile(name: str, option
     kinds = {event.KIND for event in result.events}
     if options.get("dark") == "true":
         assert "look" in kinds
+
+
+@pytest.mark.parametrize("name, options, seats", CASES, ids=[f"{n}-{'-'.join(o.values()) or 'default'}"
+                                                             for n, o, _ in CASES])
+async def test_the_go_bot_plays_a_whole_session_of_the_profile(name: str, options: dict[str, str], seats: int,
+                                                               tmp_path: Path) -> None:
+    if not GO_BOT.is_file():
+        pytest.fail("sample_bots/go_bot/go_bot is not built: run `make go_bot` (make test does)")
+    rules = profile(name, options).with_table(pots_per_session=4, max_actions=40)
+    lineup = ["random_bot.py", "go", *PYTHON_BOTS[1:]][:seats]
+    specs = [_spec(bot, number) for number, bot in enumerate(lineup)]
+    result = await run_session(rules, specs, seed=f"go-{name}", session_id=f"g-{name}", log_dir=tmp_path / "logs")
+    for report in result.seats:
+        assert report.dead is None and report.telemetry["faults"] == {}, report
+        assert report.telemetry["decisions"] > 0, report
+    assert sum(result.balances) == 0
+    assert replay_file(write_history(tmp_path / "g.jsonl", result.events)).state.balances == list(result.balances)

@@ -22,6 +22,7 @@ from arena._proto.seka.v1 import seka_pb2_grpc as pb_grpc
 
 REPO = Path(__file__).resolve().parents[2]
 JS_BOT = REPO / "sample_bots" / "js_bot"
+GO_BOT = REPO / "sample_bots" / "go_bot" / "go_bot"
 
 BOT_COMMANDS: dict[str, list[str]] = {
     "minimal": [sys.executable, "sample_bots/minimal_bot.py"],
@@ -30,6 +31,7 @@ BOT_COMMANDS: dict[str, list[str]] = {
     "threshold": [sys.executable, "sample_bots/threshold_bot.py"],
     "strong": [sys.executable, "sample_bots/strong_bot.py"],
     "js": ["node", "sample_bots/js_bot/index.js"],
+    "go": ["sample_bots/go_bot/go_bot"],
 }
 
 # Reconnect quickly while the bot is starting: the default first backoff is a whole second.
@@ -40,7 +42,15 @@ CHANNEL_OPTIONS = [
 ]
 
 
+def needs_go_bot() -> None:
+    """The Go sample bot is part of the suite ("any language" is tested in three): fail, not skip."""
+    if not GO_BOT.is_file():
+        pytest.fail("sample_bots/go_bot/go_bot is not built: run `make go_bot` (make test does)")
+
+
 def skip_unless_runnable(name: str) -> None:
+    if name == "go":
+        needs_go_bot()
     if name == "js":
         if shutil.which("node") is None:
             pytest.skip("node is not installed")
