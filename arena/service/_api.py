@@ -303,7 +303,10 @@ def routes(service: Service) -> list[Route]:
             raise HTTPException(404, f"no schedule {name!r}")
         run = fire_now(service.store, name)
         if run is None:
-            raise HTTPException(409, f"schedule {name!r} already fired this minute")
+            playing = [run.name for run in service.store.runs() if run.schedule == name
+                       and run.status in ("due", "running")]
+            raise HTTPException(409, f"schedule {name!r} has a run in play ({', '.join(playing)}): fire it again "
+                                     "once that run is over")
         service.notify()
         return JSONResponse({"name": run.name, "schedule": run.schedule, "due_at": run.due_at}, status_code=201)
 

@@ -63,10 +63,13 @@ def latest_due(cron: str, after: float, now: float) -> float | None:
 
 
 def fire_now(store: ServiceStore, schedule: str) -> RunRecord | None:
-    """Claim a firing of `schedule` now (an organiser's `run now`), or None when a firing was already
-    claimed this minute; the scheduler plays it when next woken."""
-    now = math.floor(store.clock())
-    return store.claim_firing(schedule, iso(now), name=run_name(schedule, now))
+    """Claim a firing of `schedule` now (an organiser's `run now`), whatever the clock did since its
+    last one, or None while a run of the schedule is still due or running; the scheduler plays it
+    when next woken. Its run is named to the second (`nightly-20260102T013015`), so it never takes
+    the name of a cron firing (`nightly-20260102T0200`), whose claims it leaves alone."""
+    now = store.clock()
+    stamp = datetime.fromtimestamp(math.floor(now), UTC).strftime("%Y%m%dT%H%M%S")
+    return store.claim_manual_firing(schedule, now, name=f"{schedule}-{stamp}")
 
 
 def report_audience(store: ServiceStore, run: RunRecord) -> Audience:

@@ -331,9 +331,9 @@ class RunRecord:
     finished_at: str | None
 
 
-def iso(seconds: float) -> str:
-    """ISO 8601 UTC text of a clock reading, as the store keeps times."""
-    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")
+def iso(seconds: float, *, precise: bool = False) -> str:
+    """ISO 8601 UTC text of a clock reading, as the store keeps times (to the microsecond if `precise`)."""
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="microseconds" if precise else "seconds")
 
 
 def from_iso(text: str) -> float:
@@ -777,6 +777,30 @@ class ServiceStore:
                 (schedule, due_at, name))
             if cursor.rowcount == 0:
                 return None
+            run_id = cursor.lastrowid
+        assert run_id is not None
+        return self.run(run_id)
+
+    def claim_manual_firing(self, schedule: str, now: float, *, name: str) -> RunRecord | None:
+        """Record a firing of `schedule` an organiser asked for at `now`: None while one of its runs is
+        still due or running. It leaves the schedule's cron firings alone (claimed by their due times),
+        so it works whatever the clock did; its run is named `name`, or `name-2`, `name-3`... if taken.
+        """
+        with self._write(f"firing {schedule} now") as connection:
+            if connection.execute("SELECT 1 FROM scheduled_runs WHERE schedule = ? AND status IN ('due', 'running')",
+                                  (schedule,)).fetchone() is not None:
+                return None
+            names = {row[0] for row in connection.execute(
+                "SELECT name FROM scheduled_runs WHERE name = ? OR name LIKE ?", (name, f"{name}-%"))}
+            free = next(candidate for candidate in (name, *(f"{name}-{n}" for n in range(2, len(names) + 3)))
+                        if candidate not in names)
+            dues = {row[0] for row in connection.execute("SELECT due_at FROM scheduled_runs WHERE schedule = ?",
+                                                         (schedule,))}
+            # Another run at this very instant (a clock set back onto it): the next free microsecond.
+            due = next(text for step in range(len(dues) + 1)
+                       if (text := iso(now + step * 1e-6, precise=True)) not in dues)
+            cursor = connection.execute("INSERT INTO scheduled_runs (schedule, due_at, name) VALUES (?, ?, ?)",
+                                        (schedule, due, free))
             run_id = cursor.lastrowid
         assert run_id is not None
         return self.run(run_id)

@@ -4,9 +4,11 @@ across a restart, and submissions freeze before it."""
 from __future__ import annotations
 
 import dataclasses
+import stat
 from pathlib import Path
 
 import pytest
+import trio
 
 from arena.engine import profile
 from arena.isolation import Isolation
@@ -117,4 +119,47 @@ def test_a_scheduled_run_plays_the_service_profile_with_its_options(tmp_path: Pa
     definition = tmp_path / "cup.yaml"
     definition.write_text(scheduler.definition(run))
     assert load_config(definition).rules == rules
+    service.store.close()
+
+
+def test_run_now_works_whatever_the_clock_did_and_leaves_the_cron_firings_alone(tmp_path: Path) -> None:
+    clock = Clock("2026-01-02T01:00:00+00:00")
+    service = open_service(_config(tmp_path), clock=clock)
+    scheduler = Scheduler(service)
+    first = fire_now(service.store, "nightly")
+    assert first is not None and first.name == "nightly-20260102T010000"
+    assert fire_now(service.store, "nightly") is None  # its run is still due: not fired twice
+    service.store.finish_run(first.id, status="finished")
+    clock.set("2026-01-01T01:00:00+00:00")  # the clock set back a day
+    back = fire_now(service.store, "nightly")
+    assert back is not None and back.name == "nightly-20260101T010000"
+    service.store.finish_run(back.id, status="finished")
+    clock.set("2026-01-02T01:00:00+00:00")  # and forward onto the first firing's very instant
+    again = fire_now(service.store, "nightly")
+    assert again is not None and again.name == "nightly-20260102T010000-2" and again.due_at != first.due_at
+    service.store.finish_run(again.id, status="finished")
+    # The cron fires at its own due times, named by them, whatever was fired by hand meanwhile.
+    clock.set("2026-01-02T02:00:30+00:00")
+    assert [run.name for run in scheduler.fire_due()] == ["nightly-20260102T0200"]
+    assert scheduler.fire_due() == []
+    service.store.close()
+
+
+def test_a_scheduled_run_keeps_its_seed_readable_by_its_owner_only(tmp_path: Path) -> None:
+    config = dataclasses.replace(_config(tmp_path), rules=profile("georgian").with_table(pots_per_session=1))
+    clock = Clock("2026-01-01T03:30:00+00:00")
+    service = open_service(config, clock=clock)
+    for bot in ("call", "threshold"):
+        version = service.registry.submit(Author("alice", organiser=False), bot, sample_archive(bot))
+        service.store.finish_check(version.id, accepted=True, report="not checked: a cron test", stderr="")
+    scheduler = Scheduler(service)
+    run = fire_now(service.store, "nightly")
+    assert run is not None
+    trio.run(scheduler.play, run)
+    assert service.store.run(run.id).status == "finished"
+    folder = tmp_path / "data" / "tournaments" / run.name
+    modes = {path: stat.S_IMODE(path.stat().st_mode) for path in (
+        tmp_path / "data", folder / "tournament.yaml", folder / "results" / run.name,
+        folder / "results" / run.name / "tournament.sqlite", tmp_path / "data" / "service.sqlite")}
+    assert list(modes.values()) == [0o700, 0o600, 0o700, 0o600, 0o600], modes
     service.store.close()
