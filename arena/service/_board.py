@@ -5,7 +5,7 @@ plays now and the last fit (`Board.rows`), a few rows of the store. The fit (Bra
 block-bootstrap intervals over every finished session, `fit_ladder`) takes time in proportion to
 the sessions (tens of seconds at 10^5), and a Python process runs one thread at a time: in the
 service's process it would hold up the event loop that answers requests and plays the ladder. So
-`Board.run` keeps a worker process (`python -m arena.service._board STORE`) that opens the store
+`Board.run` keeps a worker process (`python -m arena.service._board_worker STORE`) that opens the store
 read-only and fits on demand, whenever the ladder's generation (its count of finished sessions,
 kept in the store as results land, and who plays now) has moved past the last fit's; a fit starts
 at most `_DUTY` times its own duration after the last one began, so the worker is idle most of the
@@ -39,7 +39,9 @@ _FIT_SECONDS = 1800.0
 _MIN_INTERVAL = 1.0
 _DUTY = 4.0
 """A fit starts no sooner than this many times the last fit's duration after the last one began."""
-_IDLE = 30.0
+_POLL = 2.0
+"""Seconds between two looks at the ladder's generation: its results land in another process
+(`_ladder_process`), which wakes nothing here."""
 _LINE_BYTES = 64 << 20
 
 PLACEMENT = "in placement: no ladder session played yet"
@@ -235,7 +237,7 @@ class Board:
                         self._log_once(f"the leaderboard's fit failed: {error}")
                     next_at = began + max(_MIN_INTERVAL, _DUTY * (trio.current_time() - began))
                     continue
-                with trio.move_on_after(_IDLE):
+                with trio.move_on_after(_POLL):
                     await changed.wait()
         finally:
             with trio.CancelScope(shield=True):
@@ -252,7 +254,7 @@ class Board:
     async def _started(self) -> trio.Process:
         if self._worker is None or self._worker.returncode is not None:
             self._worker = await trio.lowlevel.open_process(
-                [sys.executable, "-m", "arena.service._board", str(self.store.path)],
+                [sys.executable, "-m", "arena.service._board_worker", str(self.store.path)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             self._pending = b""
         return self._worker
@@ -286,7 +288,3 @@ def work(store_path: Path) -> None:
             answer = {"problem": str(error)}
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
-
-
-if __name__ == "__main__":
-    work(Path(sys.argv[1]))

@@ -1,4 +1,4 @@
-"""`seka-arena serve`: one trio process, one nursery: the web server, the checks, the ladder and the schedules.
+"""`seka-arena serve`: one nursery over the web server, the checks, the ladder (a process of its own), the schedules.
 
 Theory of operation: `serve` takes the data folder's lock (the results folders' `FolderLock`: a
 second `serve` on the same folder is refused at once, naming the first one's pid, and the kernel
@@ -6,13 +6,15 @@ frees the lock whatever way the holder ends), opens the service store and runs e
 child of one nursery, the web server first (a port it cannot listen on stops the start before
 anything is played): Hypercorn's trio worker serving the Starlette app, the check queue (each `pending`
 version through check-bot in the sandbox, one at a time, those left pending by a stopped service
-first), the ladder and the cron scheduler. SIGTERM (or Ctrl-C) asks Hypercorn to finish the
+first), the leaderboard's fits (in a worker process, `_board`), the ladder (in a process of its own,
+`_ladder_process`) and the cron scheduler. SIGTERM (or Ctrl-C) asks Hypercorn to finish the
 requests in flight, then cancels the rest: sessions in flight are abandoned, their bots stopped,
 and, as everything is committed as it happens, the next `serve` resumes them.
 """
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 import time
@@ -29,6 +31,7 @@ from ._app import build_app
 from ._config import ServiceConfig
 from ._cron import Scheduler
 from ._ladder import Ladder
+from ._ladder_process import run_ladder_process
 from ._service import Service, open_service
 
 _T = TypeVar("_T")
@@ -114,9 +117,8 @@ def background_tasks(service: Service) -> list[Callable[[], Any]]:
     """
     tasks: list[Callable[[], Any]] = [service.board.run]
     if service.config.ladder.enabled:
-        ladder = Ladder(service)
-        ladder.verify_histories()
-        tasks.append(ladder.run)
+        Ladder(service).verify_histories()
+        tasks.append(functools.partial(run_ladder_process, service))
     scheduler = Scheduler(service)
     service.freeze_checks.append(scheduler.frozen_until)
     tasks.append(scheduler.run)

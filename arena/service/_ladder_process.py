@@ -1,0 +1,108 @@
+"""The ladder in a process of its own: `serve` answers the web in one process and plays the ladder in another.
+
+Theory of operation: a Python process runs one thread at a time, and the ladder is a chain of
+short waits (each bot's reply, each store write) on the same event loop as the web server. With
+32 clients browsing back to back, every step of a session waited behind the requests' steps and
+the ladder lost a third of its pace or more (benchmarks/service.py); bounding the web's requests
+instead would have slowed the web as much. So `serve` runs the ladder in a child process
+(`python -m arena.service._ladder_worker CONFIG`), which opens the same store (SQLite in WAL
+mode: one writer at a time, readers never blocked) and plays as `Ladder.run` does, and the
+machine's scheduler shares the cores between the two.
+
+The child reads the configuration from its file, and its stdin is its tie to `serve`: each byte
+wakes its ladder (something changed: a version accepted, a block put back in play); the end of
+stdin (serve stopping, or killed, even by SIGKILL) cancels its ladder, which stops the sessions in
+flight and their bots, as a stopped `serve` always did. A child that ends by itself is logged and
+started again after `_RESTART_SECONDS`. The leaderboard learns of its results from the store
+(`Board.run` polls the ladder's generation).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import trio
+
+from ..engine import ArenaError
+from ._config import load_service_config
+from ._ladder import Ladder
+from ._service import Service, open_service
+
+LOGGER = logging.getLogger(__name__)
+_STOP_SECONDS = 20.0
+"""How long the child has to stop its sessions once its stdin ends, before it is killed."""
+_RESTART_SECONDS = 30.0
+
+
+async def run_ladder_process(service: Service) -> None:
+    """Play the ladder in a child process until cancelled (see the module's docstring).
+
+    Raises:
+        ArenaError: the configuration was not read from a file, which the child must read.
+    """
+    if service.config.path is None:
+        raise ArenaError("the ladder's process reads the service's configuration file: load it with "
+                         "load_service_config")
+    command = [sys.executable, "-m", "arena.service._ladder_worker", str(service.config.path)]
+    while True:
+        process = await trio.lowlevel.open_process(command, stdin=subprocess.PIPE)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_wake_on_changes, service, process)
+                status = await process.wait()
+                nursery.cancel_scope.cancel()
+        finally:
+            with trio.CancelScope(shield=True):
+                await _stop(process)
+        LOGGER.error("the ladder's process ended by itself (exit status %s); another starts in %g s", status,
+                     _RESTART_SECONDS)
+        await trio.sleep(_RESTART_SECONDS)
+
+
+async def _wake_on_changes(service: Service, process: trio.Process) -> None:
+    assert process.stdin is not None
+    while True:
+        await service.changed.wait()
+        try:
+            await process.stdin.send_all(b"\n")
+        except (trio.BrokenResourceError, trio.ClosedResourceError):  # it ended: run_ladder_process sees why
+            return
+
+
+async def _stop(process: trio.Process) -> None:
+    # The end of its stdin stops the child's ladder; one that does not stop in time is killed.
+    if process.stdin is not None:
+        await process.stdin.aclose()
+    with trio.move_on_after(_STOP_SECONDS):
+        await process.wait()
+    if process.returncode is None:
+        process.kill()
+        await process.wait()
+
+
+async def play_until_stdin_ends(config_path: Path) -> None:
+    """The child's side: play the ladder of the service configured in `config_path` until stdin ends
+    or a SIGTERM or SIGINT comes."""
+    service = open_service(load_service_config(config_path))
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(Ladder(service).run)
+            nursery.start_soon(_cancel_on_signals, nursery.cancel_scope)
+            async with trio.lowlevel.FdStream(os.dup(sys.stdin.fileno())) as stdin:
+                while await stdin.receive_some():
+                    service.notify()
+            nursery.cancel_scope.cancel()
+    finally:
+        service.store.close()
+
+
+async def _cancel_on_signals(scope: trio.CancelScope) -> None:
+    # Ctrl-C reaches the whole process group, this child too: it stops as serve does, not with a traceback.
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for _ in signals:
+            scope.cancel()

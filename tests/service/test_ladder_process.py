@@ -1,0 +1,63 @@
+"""`serve` plays the ladder in a process of its own (the web's requests never wait on its steps, nor it on
+theirs), whose results reach the leaderboard, and which ends with `serve`, bots and all, even when `serve`
+is killed with SIGKILL (a ladder outliving its serve would play beside the next one)."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import httpx
+
+from arena.engine import GEORGIAN
+from arena.isolation import Isolation
+from arena.service import Author, ServiceConfig, open_service
+
+from ._archives import sample_archive
+from ._server import running, wait_for
+
+CONFIG = "data: data\nisolation: none\ntable: {pots: 1}\nladder: {placement_blocks: 1, random_share: 0.0}\n"
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        found += [int(child) for child in task.read_text().split()]
+    return found
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_the_ladder_plays_in_its_own_process_which_ends_with_serve_even_a_killed_one(tmp_path: Path) -> None:
+    service = open_service(ServiceConfig(data=tmp_path / "data", isolation=Isolation.NONE, rules=GEORGIAN))
+    for name in ("call", "threshold"):  # accepted beforehand: the check is not under test
+        version = service.registry.submit(Author("alice", organiser=False), name, sample_archive(name))
+        service.store.finish_check(version.id, accepted=True, report="not checked: a ladder test", stderr="")
+    service.store.close()
+    config = tmp_path / "service.yaml"
+    config.write_text(CONFIG)
+    with running(config, stop=signal.SIGKILL) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+        ladders = [pid for pid in _children(server.process.pid) if "arena.service._ladder_worker" in _command(pid)]
+        assert len(ladders) == 1, [_command(pid) for pid in _children(server.process.pid)]
+        [ladder] = ladders
+        wait_for("sessions played", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 2)
+        board = wait_for("the ladder's results on the board", lambda: [
+            row for row in client.get("/api/leaderboard").json() if row["rating"] is not None and row["sessions"]])
+        assert {row["name"] for row in board} == {"call", "threshold"}
+        bots = wait_for("a session's bots", lambda: _children(ladder))  # the bots are the ladder process's
+    # serve was SIGKILLed: the end of its pipe stops the ladder, which stops its bots.
+    wait_for("the ladder's process to end", lambda: not _alive(ladder), timeout=60)
+    wait_for("its bots to end", lambda: not any(_alive(bot) for bot in bots), timeout=30)
