@@ -7,6 +7,7 @@ import errno
 import json
 import os
 import random
+import resource
 import secrets
 import shlex
 import signal
@@ -26,7 +27,7 @@ from .checkbot import check_bot, print_check
 from .engine import GEORGIAN, ArenaError, Event, Rules, SessionState, check_seats, profile
 from .executor import ClusterCertificates, cluster_problem
 from .history import write_history
-from .isolation import Isolation, default_isolation, verify_isolation
+from .isolation import Isolation, default_isolation, lowered_defaults_warning, verify_isolation
 from .match import deal_key_problem, keyed_seed, new_deal_key, public_session_id, run_session, session_key
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
 from .ratings import Sprt
@@ -288,6 +289,8 @@ def _run(args: argparse.Namespace) -> int:
         console.print(f"Seed commitment (SHA-256 of the secret): {runner.commitment}", highlight=False)
         if runner.isolation_warning is not None:
             console.print(f"[bold yellow]Warning:[/] {escape(runner.isolation_warning)}", highlight=False)
+        if (lowered := lowered_defaults_warning(runner.isolation)) is not None:
+            console.print(f"[bold yellow]Warning:[/] {escape(lowered)}", highlight=False)
         if (warning := runner.mirror_warning()) is not None:
             console.print(f"[bold yellow]Warning:[/] {escape(warning)}", highlight=False)
         with LiveProgress(console, config.name) as live:
@@ -734,6 +737,15 @@ def _first(error: BaseException, kind: type[_E]) -> _E | None:
     return None
 
 
+def _too_many_files(error: OSError) -> str:
+    # The arena's own limit, not a bot's: each bot costs it several descriptors (pipes, logs, a socket).
+    if error.errno == errno.ENFILE:
+        return "the machine's table of open files is full (ENFILE); close some programs and run the command again"
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return (f"too many open files: this process may open only {soft} (ulimit -n), too few to run its bots; raise "
+            "it (ulimit -n 1024) and run the same command again (a tournament resumes where it stopped)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -758,6 +770,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 130
         if (arena_error := _first(error, ArenaError)) is not None:
             print(f"seka-arena {args.command}: {arena_error}", file=sys.stderr)
+            return 1
+        if (os_error := _first(error, OSError)) is not None and os_error.errno in (errno.EMFILE, errno.ENFILE):
+            print(f"seka-arena {args.command}: {_too_many_files(os_error)}", file=sys.stderr)
             return 1
         raise
 

@@ -17,7 +17,11 @@ from ._sandbox import Isolation as Isolation
 from ._sandbox import ProcessLimits as ProcessLimits
 from ._sandbox import SandboxError as SandboxError
 from ._sandbox import default_isolation as default_isolation
+from ._sandbox import ensure_open_files as ensure_open_files
 from ._sandbox import isolation_problem as isolation_problem
+from ._sandbox import lowered_defaults_warning as lowered_defaults_warning
+from ._sandbox import open_files_ceiling as open_files_ceiling
+from ._sandbox import open_files_problem as open_files_problem
 from ._sandbox import remove_stale_cgroups as remove_stale_cgroups
 from ._sandbox import remove_stale_folders as remove_stale_folders
 from ._sandbox import sandbox_env as sandbox_env

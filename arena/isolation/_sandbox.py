@@ -34,6 +34,7 @@ import logging
 import os
 import pwd
 import re
+import resource
 import secrets
 import shlex
 import shutil
@@ -121,6 +122,9 @@ class ProcessLimits:
         if isolation is Isolation.NONE:
             return self
         filled = {name: getattr(DEFAULT_LIMITS, name) for name in _DEFAULTED if getattr(self, name) is None}
+        ceiling = open_files_ceiling()
+        if "open_files" in filled and ceiling is not None:  # a default the arena cannot give is lowered
+            filled["open_files"] = min(filled["open_files"], ceiling)
         return replace(self, **filled)
 
 
@@ -128,6 +132,58 @@ DEFAULT_LIMITS = ProcessLimits(cpu_seconds=300, memory_mb=1024, processes=64, op
                                cpus=1.0)
 """The limits `limits` and `sandbox` apply where none is configured."""
 _DEFAULTED = ("cpu_seconds", "memory_mb", "processes", "open_files", "file_size_mb", "cpus")
+
+
+def open_files_ceiling() -> int | None:
+    """The most open files a bot can be given: the arena's own hard RLIMIT_NOFILE (`ulimit -Hn`),
+    above which `prlimit` fails at every launch; None when it is unlimited."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    return None if hard == resource.RLIM_INFINITY else hard
+
+
+def open_files_problem(value: int | None) -> str | None:
+    """Why the arena cannot give each bot `value` open files (more than its own hard limit), or None."""
+    ceiling = open_files_ceiling()
+    if value is None or ceiling is None or value <= ceiling:
+        return None
+    return (f"must be at most {ceiling}, this arena's own hard limit of open files (ulimit -Hn), not {value}: a bot "
+            "cannot be given more than the arena has (raise the arena's limit, or lower this one)")
+
+
+_FILES_OF_THE_ARENA = 64
+"""Descriptors the arena holds whatever it plays: the store, the event loop, gRPC, its own logs."""
+_FILES_PER_BOT = 12
+"""Descriptors the arena holds for each bot in flight: pipes, log files, its socket, control-group files."""
+
+
+def ensure_open_files(bots: int) -> None:
+    """Make sure this process may open the files `bots` bots in flight cost it: its soft RLIMIT_NOFILE
+    is raised towards its hard one when it is short (as servers do), else the run is refused at once,
+    in one line, instead of failing in the middle with "Too many open files".
+
+    Raises:
+        ArenaError: even the hard limit (`ulimit -Hn`) is too low.
+    """
+    needed = _FILES_OF_THE_ARENA + _FILES_PER_BOT * bots
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        raised = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+        if raised < needed:
+            raise ArenaError(f"too many open files: this process may open only {raised} (ulimit -n), and "
+                             f"{bots} bots in flight need about {needed}; raise it (ulimit -n {max(needed, 1024)}) "
+                             "and run the command again")
+
+
+def lowered_defaults_warning(isolation: Isolation) -> str | None:
+    """What the run's output says when a default limit at `isolation` is above what the arena can
+    give and is lowered (`ProcessLimits.effective`), or None."""
+    ceiling = open_files_ceiling()
+    if isolation is Isolation.NONE or ceiling is None or DEFAULT_LIMITS.open_files is None \
+            or DEFAULT_LIMITS.open_files <= ceiling:
+        return None
+    return (f"the default limit of open files of each bot ({DEFAULT_LIMITS.open_files}) is above this arena's own "
+            f"hard limit ({ceiling}, ulimit -Hn): bots get {ceiling}")
 
 
 def rlimit_options(limits: ProcessLimits, *, address_space: bool) -> list[str]:

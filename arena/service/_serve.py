@@ -26,6 +26,7 @@ from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve as hypercorn_serve
 
 from ..engine import ArenaError
+from ..isolation import lowered_defaults_warning
 from ..storage import FolderLock
 from ._app import build_app
 from ._config import ServiceConfig
@@ -64,6 +65,8 @@ async def serve(config: ServiceConfig, *, bind: str = "127.0.0.1:8080", clock: C
         try:
             if service.isolation_warning is not None:
                 announce(f"warning: {service.isolation_warning}")
+            if (lowered := lowered_defaults_warning(service.isolation)) is not None:
+                announce(f"warning: {lowered}")
             tasks = _start(lambda: background_tasks(service))
             web = HypercornConfig()
             web.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]

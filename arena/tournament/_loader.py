@@ -17,6 +17,7 @@ a library's errors back to them.
 from __future__ import annotations
 
 import enum
+import functools
 import os
 import re
 import shlex
@@ -30,7 +31,7 @@ import yaml
 
 from ..engine import GEORGIAN, PROFILE_SPECS, Amount, OptionSpec, ProfileSpec, RulesError, format_amount, parse_amount
 from ..executor import ClusterCertificates, cluster_problem
-from ..isolation import Isolation
+from ..isolation import Isolation, open_files_problem
 from ._config import (
     CONCURRENCY,
     LIMIT_BOUNDS,
@@ -535,8 +536,12 @@ def read_limits(reader: ConfigReader, node: yaml.Node, path: str, defaults: BotL
     entries = reader.mapping(node, path, tuple(LIMIT_BOUNDS), "limits")
     if entries is None:
         return _BAD
+    def problem(key: str, value: Any, *, shown: str) -> str | None:
+        # The file's rule, then the machine's: a limit the arena cannot apply would fail every launch.
+        return limit_problem(key, value, shown=shown) or (open_files_problem(value) if key == "open_files" else None)
+
     values = {key: reader.checked(entry.node, f"{path}.{key}", reader.scalar(entry.node),
-                                  lambda value, *, shown, key=key: limit_problem(key, value, shown=shown))
+                                  functools.partial(problem, key))
               for key, entry in entries.items()}  # null lifts an optional default limit
     if any(value is _BAD for value in values.values()):
         return _BAD

@@ -41,7 +41,15 @@ from ..executor import (
     SessionJob,
     is_remote,
 )
-from ..isolation import Isolation, SandboxError, arena_lag, default_isolation, verify_bot_folders, verify_isolation
+from ..isolation import (
+    Isolation,
+    SandboxError,
+    arena_lag,
+    default_isolation,
+    ensure_open_files,
+    verify_bot_folders,
+    verify_isolation,
+)
 from ..match import public_session_id
 from ..ratings import SessionOutcome, Standing, standings
 from ..storage import (
@@ -187,6 +195,8 @@ class TournamentRunner:
             DaskExecutor(self.cluster, isolation=self.isolation, concurrency=config.concurrency,
                          certificates=certificates))
         """Where sessions are played: in this process (`local`), or on a cluster's workers (`dask`)."""
+        if self.cluster is None:  # bots run beside the arena, each costing it a few descriptors
+            ensure_open_files(config.table_size * self.executor.limit)
         self.executor.verify([bot_spec(participant, self.isolation) for participant in config.participants])
         self._folder = FolderLock.acquire(self.directory, purpose="run")  # held until close()
         try:

@@ -205,3 +205,42 @@ def test_a_damaged_value_in_a_stored_row_is_one_line_naming_the_row_from_ratings
         assert done.returncode == 1 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
         assert f"{results / 'tournament.sqlite'}: session s0004: the stored {column} is damaged" in done.stderr
     assert (results / "tournament.sqlite").read_bytes() == before
+
+
+# --- limits the arena cannot apply -------------------------------------------------------------
+
+def _limited(ulimit: int, *command: str) -> list[str]:
+    """`command` run by `seka-arena` under `ulimit -n` (soft and hard), as an organiser's shell sets it."""
+    return ["bash", "-c", f'ulimit -n {ulimit} && exec "$@"', "bash", str(SEKA_ARENA), *command]
+
+
+def test_an_open_files_limit_above_the_arenas_own_is_refused_at_load_with_file_and_line(tmp_path: Path) -> None:
+    tournament = definition(tmp_path)
+    tournament.write_text(tournament.read_text() + "isolation: limits\nlimits:\n  open_files: 4096\n")
+    done = subprocess.run(_limited(1024, "run", str(tournament), "--out", str(tmp_path / "out")), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    line = tournament.read_text().splitlines().index("  open_files: 4096") + 1
+    assert done.returncode == 1, done.stdout
+    assert f"{tournament}:{line}: limits.open_files: must be at most 1024, this arena's own hard limit" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_default_open_files_limit_above_the_arenas_own_is_lowered_with_a_warning_and_no_bot_crashes(
+        tmp_path: Path) -> None:
+    tournament = definition(tmp_path)
+    tournament.write_text(tournament.read_text() + "isolation: limits\n")
+    done = subprocess.run(_limited(128, "run", str(tournament), "--out", str(tmp_path / "out"), "--no-report"),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "the default limit of open files of each bot (256) is above this arena's own hard limit (128" in " ".join(
+        done.stdout.split())
+    assert all(row["faults"] == '{"call":{},"threshold":{}}' or "crash" not in str(row["faults"])
+               for row in rows(tmp_path / "out" / "results" / "small"))
+
+
+def test_a_process_file_limit_too_low_to_run_is_one_line(tmp_path: Path) -> None:
+    tournament = definition(tmp_path)
+    done = subprocess.run(_limited(64, "run", str(tournament), "--out", str(tmp_path / "out"), "--no-report"),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("seka-arena run: too many open files: this process may open only 64 (ulimit -n)")
