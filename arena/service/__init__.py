@@ -18,6 +18,7 @@ from ._client import pack_folder as pack_folder
 from ._client import read_token as read_token
 from ._client import submit_folder as submit_folder
 from ._config import LadderConfig as LadderConfig
+from ._config import Quotas as Quotas
 from ._config import ScheduleConfig as ScheduleConfig
 from ._config import ServiceConfig as ServiceConfig
 from ._config import UploadLimits as UploadLimits

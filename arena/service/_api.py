@@ -5,7 +5,8 @@ for another author's bot (or an organiser's action without an organiser token, o
 state change from another site), 404 for what does not exist, 409 while submissions
 are frozen (or for a ladder block to resume that is not set aside), 413 for a request body over the
 archive limit (refused while it is read, never buffered whole), 422 for a refused archive, manifest
-or request.
+or request, 429 (with Retry-After) past the versions a day an author may submit, 507 past the bytes
+an author may store or while the disk is under its floor.
 """
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ from ..storage import StorageError
 from ._archive import ArchiveError
 from ._config import ScheduleConfig, cron_problem
 from ._cron import fire_now
-from ._registry import FROZEN, BadRequestError, SubmissionsFrozenError, bot_name_problem
+from ._registry import (
+    FROZEN,
+    BadRequestError,
+    QuotaError,
+    SubmissionsFrozenError,
+    UnchangedVersionError,
+    bot_name_problem,
+)
 from ._service import Service
 from ._store import Author, NotYourBotError, TokenRefusedError, VersionRecord
 
@@ -206,8 +214,9 @@ def failing_blocks(service: Service, *, organiser: bool) -> list[dict[str, Any]]
     return shown
 
 
-async def submit_version(service: Service, author: Author, bot: str, data: bytes) -> VersionRecord:
-    """Store a submission and queue its check; errors as HTTP statuses."""
+async def submit_version(service: Service, author: Author, bot: str, data: bytes) -> tuple[VersionRecord, bool]:
+    """Store a submission and queue its check; errors as HTTP statuses. Returns the version and whether it is
+    new (False: the same files as the bot's latest version, which is returned as it stands)."""
     try:
         version = await trio.to_thread.run_sync(service.registry.submit, author, bot, data)
     except NotYourBotError as error:
@@ -216,9 +225,14 @@ async def submit_version(service: Service, author: Author, bot: str, data: bytes
         raise HTTPException(409, str(error)) from None
     except (ArchiveError, BadRequestError) as error:
         raise HTTPException(422, str(error)) from None
+    except QuotaError as error:
+        raise HTTPException(error.status, str(error), headers=None if error.retry_after is None else
+                            {"Retry-After": str(error.retry_after)}) from None
+    except UnchangedVersionError as error:
+        return error.version, False
     service.queue_check(version)
     service.notify()
-    return version
+    return version, True
 
 
 def routes(service: Service) -> list[Route]:
@@ -244,8 +258,8 @@ def routes(service: Service) -> list[Route]:
         if owner is not None and owner.author != author.name:  # before reading a byte of the body
             raise HTTPException(403, f"bot {name!r} belongs to another author")
         data, _ = await read_archive_upload(service, request)
-        version = await submit_version(service, author, name, data)
-        return JSONResponse(version_json(version, full=True), status_code=201,
+        version, new = await submit_version(service, author, name, data)
+        return JSONResponse(version_json(version, full=True), status_code=201 if new else 200,
                             headers={"Location": f"/api/bots/{name}/versions/{version.number}"})
 
     async def get_version(request: Request) -> Response:

@@ -49,6 +49,19 @@ class UploadLimits:
 
 
 @dataclass(frozen=True)
+class Quotas:
+    """What one author may store and how fast, and the free disk space below which uploads stop."""
+
+    versions_per_day: int = 20
+    """New versions per author in any 24 hours (`quotas.versions_per_day`): one more gets 429 with Retry-After."""
+    stored_bytes: int = 1024 * _MIB
+    """Bytes of an author's versions, archives and unpacked files together (`quotas.stored_mb`): 507 past it."""
+    min_free_bytes: int = 1024 * _MIB
+    """Uploads are refused (507) while the data folder's disk has less free space (`quotas.min_free_disk_mb`),
+    so the ladder's histories and the store keep room."""
+
+
+@dataclass(frozen=True)
 class WebLimits:
     """What the web server holds for anonymous visitors, bounded."""
 
@@ -134,6 +147,7 @@ class ServiceConfig:
     isolation: Isolation | None = None
     """None: `sandbox` where the machine can, else `none` with a warning."""
     uploads: UploadLimits = UploadLimits()
+    quotas: Quotas = Quotas()
     web: WebLimits = WebLimits()
     ladder: LadderConfig = LadderConfig()
     schedules: tuple[ScheduleConfig, ...] = ()
@@ -153,7 +167,9 @@ def cron_problem(value: object) -> str | None:
             f"not {value!r}")
 
 
-_TOP_KEYS = ("data", "profile", "table", "limits", "isolation", "uploads", "web", "ladder", "tournaments")
+_TOP_KEYS = ("data", "profile", "table", "limits", "isolation", "uploads", "quotas", "web", "ladder",
+             "tournaments")
+_QUOTA_KEYS = ("versions_per_day", "stored_mb", "min_free_disk_mb")
 _UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
 _WEB_KEYS = ("events_total", "events_per_client", "replay_cache")
 _LADDER_KEYS = ("enabled", "table_size", "placement_blocks", "random_share", "concurrency", "retry_seconds",
@@ -164,6 +180,9 @@ PUBLISH_CHOICES = ("spectator", "organiser")
 _MEGABYTES = Bounds(1, 4096)
 _FILES = Bounds(1, 1_000_000)
 _STREAMS = Bounds(1, 100_000)
+_DAILY = Bounds(1, 100_000)
+_STORED_MB = Bounds(1, 10_000_000)
+_FREE_MB = Bounds(0, 100_000_000)
 _CACHED = Bounds(0, 100_000)
 _TABLE_SIZE = Bounds(2, 6, enumerated=True)
 _CONCURRENCY = Bounds(1, 64)
@@ -215,6 +234,8 @@ def _read(reader: ConfigReader, root: yaml.Node, *, base_dir: Path) -> dict[str,
             values["isolation"] = isolation
     if "uploads" in top:
         values["uploads"] = _read_uploads(reader, top["uploads"])
+    if "quotas" in top:
+        values["quotas"] = _read_quotas(reader, top["quotas"])
     if "web" in top:
         values["web"] = _read_web(reader, top["web"])
     if "ladder" in top:
@@ -235,6 +256,19 @@ def _read_uploads(reader: ConfigReader, entry: ConfigEntry) -> UploadLimits:
             if value is not INVALID:
                 found[name] = value * scale
     return UploadLimits(**found)
+
+
+def _read_quotas(reader: ConfigReader, entry: ConfigEntry) -> Quotas:
+    entries = reader.mapping(entry.node, "quotas", _QUOTA_KEYS, "quotas") or {}
+    found: dict[str, int] = {}
+    for key, bounds, scale, name in (("versions_per_day", _DAILY, 1, "versions_per_day"),
+                                     ("stored_mb", _STORED_MB, _MIB, "stored_bytes"),
+                                     ("min_free_disk_mb", _FREE_MB, _MIB, "min_free_bytes")):
+        if key in entries:
+            value = reader.integer(entries[key].node, f"quotas.{key}", bounds)
+            if value is not INVALID:
+                found[name] = value * scale
+    return Quotas(**found)
 
 
 def _read_web(reader: ConfigReader, entry: ConfigEntry) -> WebLimits:

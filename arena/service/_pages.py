@@ -273,10 +273,12 @@ def routes(service: Service) -> list[Route]:
         data, fields = await read_archive_upload(service, request)
         name = fields.get("name", "").strip()
         try:
-            version = await submit_version(service, author, name, data)
+            version, _ = await submit_version(service, author, name, data)
         except HTTPException as error:
-            return render(service, request, "upload.html", status_code=error.status_code, problem=error.detail,
+            page = render(service, request, "upload.html", status_code=error.status_code, problem=error.detail,
                           frozen=service.registry.is_frozen())
+            page.headers.update(error.headers or {})
+            return page
         return RedirectResponse(f"/bots/{version.bot}/versions/{version.number}", status_code=303)
 
     async def tournaments(request: Request) -> Response:

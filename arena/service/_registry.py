@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import os
 import re
 import secrets
 import shlex
 import shutil
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,9 +36,11 @@ from ..storage import write_atomically
 from ..transport import BotSpec, with_our_python
 from ._archive import ArchiveError, Manifest, archive_kind, read_manifest, unpack_archive
 from ._config import ServiceConfig
-from ._store import Author, NotYourBotError, ServiceStore, VersionRecord
+from ._store import Author, NotYourBotError, ServiceStore, VersionRecord, VersionStatus, from_iso
+from ._tree import tree_digest
 
 LOGGER = logging.getLogger(__name__)
+_DAY = 24 * 3600.0
 _BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
 _LOG_TAIL_BYTES = 64 * 1024
 FROZEN = "frozen"
@@ -49,6 +53,25 @@ class SubmissionsFrozenError(ArenaError):
 
 class BadRequestError(ArenaError, ValueError):
     """A request the service refuses as malformed (a bad bot name): HTTP 422."""
+
+
+class QuotaError(ArenaError):
+    """A submission over a quota, or while the disk is under its floor: HTTP `status` (429 for a rate,
+    with Retry-After `retry_after` seconds; 507 for storage)."""
+
+    def __init__(self, status: int, message: str, *, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+class UnchangedVersionError(ArenaError):
+    """A submission of the same files as the bot's latest version (pending or accepted): no new version;
+    the service answers with `version`, which keeps its ratings and its place in the ladder."""
+
+    def __init__(self, version: VersionRecord) -> None:
+        super().__init__(f"the same files as {version.label}: no new version")
+        self.version = version
 
 
 def bot_name_problem(name: str) -> str | None:
@@ -107,6 +130,7 @@ class Registry:
         self.isolation = isolation
         self.frozen_until = frozen_until
         """When submissions reopen because a scheduled tournament is about to fire, or None."""
+        self._submitting = threading.Lock()
         for sub in ("archives", "bots", "checks"):
             (config.data / sub).mkdir(parents=True, exist_ok=True)
 
@@ -121,11 +145,16 @@ class Registry:
     def submit(self, author: Author, bot: str, data: bytes) -> VersionRecord:
         """Store a new version of `bot` from its archive, `pending` until checked.
 
+        Submissions are made one at a time, so that two at once cannot both pass a quota.
+
         Raises:
             BadRequestError: a bot name the service does not accept.
             NotYourBotError: the bot belongs to another author.
             SubmissionsFrozenError: submissions are frozen.
+            QuotaError: over a quota (`quotas:`), or the disk under its floor; nothing is left in the store.
             ArchiveError: the archive or its manifest is refused; nothing is left in the store.
+            UnchangedVersionError: the same files as the bot's latest version, pending or accepted (carried
+                as `.version`, which keeps its ratings and placement); nothing is left in the store.
         """
         if (problem := bot_name_problem(bot)) is not None:
             raise BadRequestError(problem)
@@ -136,20 +165,64 @@ class Registry:
             raise NotYourBotError(f"bot {bot!r} is disqualified: {existing.disqualified}")
         if (frozen := self.is_frozen()) is not None:
             raise SubmissionsFrozenError(frozen)
-        kind = archive_kind(data)
-        sha256 = hashlib.sha256(data).hexdigest()
-        folder = self.folder.bot(sha256)
-        if folder.is_dir():  # the same archive as an earlier submission: unpacked and checked then
-            manifest = read_manifest(folder)
-            self._verify_command(manifest, folder)
-        else:
-            manifest = self._unpack(data, folder)
-        archive = self.folder.archive(sha256, kind)
-        if not archive.exists():
-            write_atomically(archive, data)
-        return self.store.add_version(bot, author.name, sha256=sha256, kind=kind, size=len(data),
-                                      command=manifest.command, language=manifest.language,
-                                      description=manifest.description)
+        with self._submitting:
+            self._verify_quotas(author, data)
+            kind = archive_kind(data)
+            sha256 = hashlib.sha256(data).hexdigest()
+            folder = self.folder.bot(sha256)
+            if folder.is_dir():  # the same archive as an earlier submission: unpacked and checked then
+                manifest = read_manifest(folder)
+                self._verify_command(manifest, folder)
+            else:
+                manifest = self._unpack(data, folder)
+            try:
+                tree, unpacked = tree_digest(folder)
+                latest = self.store.version(bot, "latest")
+                if (latest is not None and latest.tree_sha256 == tree
+                        and latest.status in (VersionStatus.PENDING, VersionStatus.ACCEPTED)):
+                    raise UnchangedVersionError(latest)
+                self._verify_storage(author, len(data) + unpacked)
+                archive = self.folder.archive(sha256, kind)
+                if not archive.exists():
+                    write_atomically(archive, data)
+                return self.store.add_version(bot, author.name, sha256=sha256, kind=kind, size=len(data),
+                                              command=manifest.command, language=manifest.language,
+                                              description=manifest.description, tree_sha256=tree,
+                                              unpacked_bytes=unpacked)
+            except BaseException:
+                if not self.store.uses_archive(sha256):  # unpacked for this submission alone
+                    shutil.rmtree(folder, ignore_errors=True)
+                raise
+
+    def _verify_quotas(self, author: Author, data: bytes) -> None:
+        # Before the archive is unpacked: the author's rate, and the disk's floor.
+        quotas = self.config.quotas
+        now = self.store.clock()
+        times = self.store.submission_times(author.name, since=now - _DAY)
+        if len(times) >= quotas.versions_per_day:
+            wait = max(1, math.ceil(from_iso(times[0]) + _DAY - now))
+            raise QuotaError(429, f"{author.name} submitted {len(times)} versions in the last 24 hours, the most "
+                                  f"allowed (quotas.versions_per_day): the next is accepted in {wait} s",
+                             retry_after=wait)
+        free = shutil.disk_usage(self.config.data).free
+        if free < quotas.min_free_bytes + len(data):
+            raise QuotaError(507, f"the service's disk has {free >> 20} MiB free, under its floor of "
+                                  f"{quotas.min_free_bytes >> 20} MiB (quotas.min_free_disk_mb): uploads are "
+                                  "refused until the organisers free space")
+        if (stored := self.store.stored_bytes(author.name)) + len(data) > quotas.stored_bytes:
+            raise QuotaError(507, self._storage_message(author, stored))
+
+    def _verify_storage(self, author: Author, adding: int) -> None:
+        # Once unpacked: the archive and its files within the author's storage quota.
+        stored = self.store.stored_bytes(author.name)
+        if stored + adding > self.config.quotas.stored_bytes:
+            raise QuotaError(507, self._storage_message(author, stored, adding))
+
+    def _storage_message(self, author: Author, stored: int, adding: int | None = None) -> str:
+        limit = self.config.quotas.stored_bytes
+        more = f", and this one takes {adding} bytes (archive and files)" if adding is not None else ""
+        return (f"{author.name}'s versions take {stored} bytes of the {limit} allowed (quotas.stored_mb){more}: "
+                "ask the organisers to remove old versions or raise the quota")
 
     def _unpack(self, data: bytes, folder: Path) -> Manifest:
         staging = folder.with_name(f".staging-{secrets.token_hex(8)}")

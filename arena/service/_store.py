@@ -165,6 +165,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             finished INTEGER NOT NULL               -- finished sessions: the leaderboard's generation
         )""",
     )),
+    Migration("0005_version_contents", (
+        "ALTER TABLE versions ADD COLUMN tree_sha256 TEXT",  # of its unpacked files (`tree_digest`); NULL before
+        "ALTER TABLE versions ADD COLUMN unpacked_bytes INTEGER",  # their total size; NULL before
+        "CREATE INDEX versions_by_time ON versions (created_at)",
+    )),
 )
 """The service's schema, oldest first (never edit one that shipped: add another)."""
 
@@ -234,6 +239,11 @@ class VersionRecord:
     stderr: str | None
     created_at: str
     checked_at: str | None
+    tree_sha256: str | None = None
+    """The digest of its unpacked files (`tree_digest`): an identical re-submission has the same; None for a
+    version stored before it was kept."""
+    unpacked_bytes: int | None = None
+    """The total size of its unpacked files (None for a version stored before it was kept)."""
 
     @property
     def label(self) -> str:
@@ -506,7 +516,8 @@ class ServiceStore:
     # --- bots and versions ---------------------------------------------------------------------
 
     def add_version(self, bot: str, author: str, *, sha256: str, kind: str, size: int, command: str,
-                    language: str | None, description: str | None) -> VersionRecord:
+                    language: str | None, description: str | None, tree_sha256: str | None = None,
+                    unpacked_bytes: int | None = None) -> VersionRecord:
         """Record a new `pending` version, creating the bot (owned by `author`) on its first one.
 
         Raises:
@@ -523,9 +534,10 @@ class ServiceStore:
             number = connection.execute("SELECT coalesce(max(number), 0) + 1 FROM versions WHERE bot = ?",
                                         (bot,)).fetchone()[0]
             cursor = connection.execute(
-                "INSERT INTO versions (bot, number, sha256, kind, size, command, language, description, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (bot, number, sha256, kind, size, command, language, description, self.now()))
+                "INSERT INTO versions (bot, number, sha256, kind, size, command, language, description, created_at, "
+                "tree_sha256, unpacked_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (bot, number, sha256, kind, size, command, language, description, self.now(), tree_sha256,
+                 unpacked_bytes))
             version_id = cursor.lastrowid
         assert version_id is not None
         return self.version_by_id(version_id)
@@ -557,6 +569,21 @@ class ServiceStore:
         rows = self._read("SELECT * FROM versions WHERE (? IS NULL OR bot = ?) AND (? IS NULL OR status = ?) "
                           "ORDER BY id", (bot, bot, status and status.value, status and status.value))
         return [_version(row) for row in rows]
+
+    def submission_times(self, author: str, *, since: float) -> list[str]:
+        """When each of an author's versions made after `since` (a clock reading) was submitted, oldest first."""
+        return [row[0] for row in self._read(
+            "SELECT v.created_at FROM versions v JOIN bots b ON b.name = v.bot WHERE b.author = ? AND "
+            "v.created_at > ? ORDER BY v.created_at", (author, iso(since)))]
+
+    def stored_bytes(self, author: str) -> int:
+        """The bytes an author's versions take: their archives and unpacked files."""
+        return int(self._read("SELECT coalesce(sum(v.size + coalesce(v.unpacked_bytes, 0)), 0) FROM versions v "
+                              "JOIN bots b ON b.name = v.bot WHERE b.author = ?", (author,))[0][0])
+
+    def uses_archive(self, sha256: str) -> bool:
+        """Whether any version was submitted as the archive of this SHA-256 (its unpacked folder is in use)."""
+        return bool(self._read("SELECT 1 FROM versions WHERE sha256 = ? LIMIT 1", (sha256,)))
 
     def bot(self, name: str) -> BotRecord | None:
         rows = self._read("SELECT * FROM bots WHERE name = ?", (name,))

@@ -194,8 +194,8 @@ def test_tokens_and_permissions(service: Service) -> None:
     assert service.client.get("/api/bots/perm/versions/1", headers=bearer(service.bob)).status_code == 403
     assert service.client.get("/api/bots/perm/versions/1", headers=bearer(service.organiser)).status_code == 200
     assert service.client.get("/api/bots/perm/versions/7", headers=bearer(service.alice)).status_code == 404
-    # A second submission is a new version of the same bot.
-    second = post_archive(service.client, "perm", data, service.alice)
+    # A second submission of other files is a new version of the same bot.
+    second = post_archive(service.client, "perm", sample_archive("threshold"), service.alice)
     assert second.status_code == 201 and second.json()["id"] == 2
     # Organiser actions need an organiser's token.
     assert service.client.post("/api/bots/perm/disqualify", headers=bearer(service.alice)).status_code == 403

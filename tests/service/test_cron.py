@@ -96,7 +96,7 @@ def test_submissions_freeze_before_a_tournament_fires(tmp_path: Path) -> None:
         service.registry.submit(author, "early", sample_archive("minimal"))
     clock.set("2026-01-01T02:00:00+00:00")
     assert len(scheduler.fire_due()) == 1  # fired: open again until 30 minutes before the next
-    assert service.registry.submit(author, "early", sample_archive("minimal")).number == 2
+    assert service.registry.submit(author, "early", sample_archive("threshold")).number == 2
     service.store.close()
 
 
