@@ -19,6 +19,7 @@ short) and a multiway open. Their scripts name decisions by intent (`stay`, `rai
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -66,6 +67,7 @@ from .transport import (
     MalformedReplyError,
     NoticeBoard,
     Notices,
+    TimeLimit,
     open_bot,
     verify_reply,
 )
@@ -405,6 +407,14 @@ async def _play_scenario(checker: _Checker, scenario: Scenario, number: int, key
         events = state.apply(_scripted(script.pop(0) if script else _EVERY_TURN, state))
 
 
+def check_command(rules: Rules, limit: TimeLimit, bot: str = "python3 bot.py") -> str:
+    """The `seka-arena check-bot` command that checks a bot for this game (profile, every option, time per
+    call), as a page tells an author to run it before submitting."""
+    options = "".join(f" --{name} {shlex.quote(value)}" for name, value in rules.options)
+    return (f"seka-arena check-bot --profile {rules.name}{options} --decision-ms {limit.decision_ms} "
+            f"--start-ms {limit.start_ms} -- {bot}")
+
+
 def print_check(item: Check | str) -> None:
     """Print a check as one verdict line, or a scenario title."""
     print(item.line() if isinstance(item, Check) else f"-- {item}", flush=True)
@@ -446,6 +456,7 @@ async def check_bot(spec: BotSpec, *, report: Callable[[Check | str], None], log
         failures += not check.passed
         report(check)
 
+    report(f"rules: {rules.describe()}")
     with session_folder() as sockets:
         started = time.monotonic()
         async with open_bot(spec, log_dir=log_dir, socket_dir=sockets, hidden=hidden) as bot:

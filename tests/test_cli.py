@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import shlex
 import subprocess
 import sys
 from dataclasses import replace
@@ -11,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import build_parser, main
-from arena.engine import GEORGIAN
+from arena.checkbot import check_command
+from arena.cli import _rules, build_parser, main
+from arena.engine import GEORGIAN, profile
 from arena.history import write_history
 from arena.policies import RandomPolicy, play_in_process
+from arena.transport import TimeLimit
 
 from .match._support import BOTS, ROOT, SAMPLE_BOTS
 
@@ -184,3 +187,22 @@ def test_schedule_prints_a_huge_plan_as_it_goes_in_little_memory_and_head_ends_i
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+@pytest.mark.parametrize(("name", "options"), [
+    ("georgian", {}), ("georgian", {"deck": "32", "tie": "split", "dark": "true"}),
+    ("classic", {"wild": "black7", "cards": "2", "deck": "24", "open": "multiway", "dark": "true", "tie": "split"}),
+    ("seka36", {"stack": "101/2", "dark": "true", "tie": "split"}), ("svara32", {"dark": "true"}),
+    ("seka21", {"stack": "500"}),
+])
+def test_the_check_command_a_game_gives_checks_that_game(name: str, options: dict[str, str]) -> None:
+    """A service's `/upload` page and `GET /api/game` give this command: parsed by the CLI it names
+    exactly the service's profile and options, and its time per call."""
+    rules = profile(name, options)
+    command = check_command(rules, TimeLimit(decision_ms=750, start_ms=5000))
+    words = shlex.split(command)
+    assert words[0] == "seka-arena" and words[-3:] == ["--", "python3", "bot.py"]
+    args = build_parser().parse_args(words[1:])
+    assert _rules(args) == rules and (args.decision_ms, args.start_ms) == (750, 5000)
+    assert rules.describe().startswith(f"{name} (") and all(f"{key} {value}" in rules.describe()
+                                                            for key, value in rules.option_values.items())

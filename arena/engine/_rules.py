@@ -195,6 +195,18 @@ class Rules:
         exactly as before profiles had options."""
         return self.name == GEORGIAN_SPEC.name and self.options == GEORGIAN_SPEC.default_options
 
+    def describe(self) -> str:
+        """The game in one line, as the service's pages and check reports name it (tests/engine/test_rules.py)."""
+        options = ", ".join(f"{name} {value}" for name, value in self.options)
+        if self.betting.stacks:
+            money = f"ante and table stake {format_amount(self.opening_stake)}"
+        else:
+            money = (f"ante {format_amount(self.ante)}, opening stake {format_amount(self.opening_stake)}, "
+                     f"payments up to {format_amount(self.max_bet)}")
+        pots = f"{self.pots_per_session} pot{'s' if self.pots_per_session != 1 else ''}"
+        return (f"{self.name}{f' ({options})' if options else ''}: {money}, {pots} a session, "
+                f"at most {self.max_actions} actions a deal")
+
     def table_settings(self) -> dict[str, object]:
         """The table settings: with the name and options they rebuild these rules,
         `profile(rules.name, rules.option_values).with_table(**rules.table_settings())`."""

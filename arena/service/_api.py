@@ -241,6 +241,9 @@ def routes(service: Service) -> list[Route]:
     async def leaderboard(request: Request) -> Response:
         return JSONResponse([row.as_json() for row in service.board.rows()])
 
+    async def game(request: Request) -> Response:
+        return JSONResponse(service.game())
+
     async def bots(request: Request) -> Response:
         found = []
         for bot in service.store.bots():
@@ -353,6 +356,7 @@ def routes(service: Service) -> list[Route]:
         return JSONResponse({"runs": runs, "schedules": schedules})
 
     return [
+        Route("/api/game", game),
         Route("/api/leaderboard", leaderboard),
         Route("/api/bots", bots),
         Route("/api/bots/{name}/versions", post_version, methods=["POST"]),

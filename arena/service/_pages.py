@@ -70,7 +70,7 @@ _ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), au
 
 def render(service: Service, request: Request, template: str, status_code: int = 200, **values: Any) -> HTMLResponse:
     """A page from its template, with who is signed in and whether submissions are frozen."""
-    page = _ENVIRONMENT.get_template(template).render(me=who(service, request), **values)
+    page = _ENVIRONMENT.get_template(template).render(me=who(service, request), game=service.game(), **values)
     return HTMLResponse(page, status_code=status_code)
 
 

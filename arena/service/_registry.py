@@ -278,7 +278,8 @@ class Registry:
         try:
             shutil.rmtree(logs, ignore_errors=True)  # a check interrupted by a restart starts afresh
             logs.mkdir(parents=True)
-            passed = await check_bot(self.spec(version), report=report, log_dir=logs, hidden=self.folder.hidden())
+            passed = await check_bot(self.spec(version), report=report, log_dir=logs, rules=self.config.rules,
+                                     hidden=self.folder.hidden())
         except Exception as error:  # every failure is recorded as the version's refusal
             lines.append(check_failure(version, error))
             passed = False

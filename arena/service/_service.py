@@ -7,9 +7,12 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from typing import Any
 
 import trio
 
+from ..checkbot import check_command
+from ..engine import format_amount
 from ..isolation import Isolation, default_isolation, verify_isolation
 from ..storage import make_private_folder
 from ..tournament import Progress
@@ -51,6 +54,21 @@ class Service:
         """Wake whoever waits on `changed` (live pages)."""
         self.changed.set()
         self.changed = trio.Event()
+
+    def game(self) -> dict[str, Any]:
+        """The game this service checks and plays, as `GET /api/game` gives it and every page's header shows it."""
+        rules, limits = self.config.rules, self.config.limits
+        return {
+            "profile": rules.name,
+            "options": rules.option_values,
+            "table": {"ante": format_amount(rules.ante), "opening_stake": format_amount(rules.opening_stake),
+                      "max_bet": None if rules.betting.stacks else format_amount(rules.max_bet),
+                      "pots": rules.pots_per_session, "max_actions": rules.max_actions, "seats": rules.max_seats},
+            "limits": limits.settings(),
+            "isolation": self.isolation.value,
+            "description": rules.describe(),
+            "check_bot": check_command(rules, limits.time),
+        }
 
     def queue_check(self, version: VersionRecord) -> None:
         self._checks_send.send_nowait(version.id)

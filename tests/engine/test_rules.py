@@ -75,3 +75,10 @@ def test_rules_rebuild_from_their_name_options_and_table_settings() -> None:
     assert again == rules and again.evaluator is rules.evaluator and len(again.deck) == 32
     assert set(rules.table_settings()) == {"ante", "opening_stake", "max_bet", "max_actions", "pots_per_session",
                                            "min_seats", "max_seats", "edition"}
+
+
+def test_a_game_describes_itself_in_one_line() -> None:
+    assert GEORGIAN.describe() == ("georgian (deck 36, tie svara, dark false): ante 1, opening stake 1, payments up "
+                                   "to 10, 8 pots a session, at most 200 actions a deal")
+    assert profile("seka36", {"dark": "true"}).with_table(pots_per_session=1).describe() == (
+        "seka36 (stack 50, dark true, tie svara): ante and table stake 1, 1 pot a session, at most 200 actions a deal")

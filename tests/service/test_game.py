@@ -1,0 +1,123 @@
+"""One game, everywhere: a service checks submissions with its own profile and options, says which game
+it plays on every page and in `GET /api/game`, and gives the exact `check-bot` command for it.
+
+A bot that knows only the stake profiles' turns is submitted over HTTP to a real `seka36` service and to a
+real `georgian` one: the first accepts it, the second refuses it (until 904e8eb both checked with the
+georgian rules, and a `seka36` service refused a bot that passed `check-bot --profile seka36`)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ._archives import MANIFEST, file, tar_gz
+from ._server import SEKA_ARENA, bearer, post_archive, running, token, wait_for
+
+STAKE_ONLY_BOT = b'''"""Knows only the stake profiles' turns: look, then open or call when it may, else support."""
+from arena.sdk import Bot, Call, Look, Open, Support, Turn, run
+
+
+class StakeOnly(Bot):
+    name = "stake-only"
+    version = "1.0"
+
+    def act(self, turn: Turn):
+        legal = turn.legal
+        if legal.can_look and turn.cards_unseen:
+            return Look()
+        if legal.open_amount is not None:
+            return Open()
+        if legal.call_amount is not None:
+            return Call()
+        return Support()  # a georgian turn has no support: the arena folds for it, an illegal reply
+
+
+if __name__ == "__main__":
+    run(StakeOnly())
+'''
+
+SEKA36 = "data: data\nprofile: seka36\ntable: {dark: true, pots: 1}\nlimits: {decision_ms: 2000}\n"
+GEORGIAN = "data: data\ntable: {pots: 1}\nlimits: {decision_ms: 2000}\n"
+
+
+def _checked(client: httpx.Client, author: str) -> dict[str, object]:
+    def done() -> dict[str, object] | None:
+        version = client.get("/api/bots/stake/versions/latest", headers=bearer(author)).json()
+        return None if version["status"] == "pending" else dict(version)
+
+    return dict(wait_for("the check of the stake-only bot", done, timeout=180))
+
+
+@pytest.fixture(scope="module", params=["seka36", "georgian"])
+def submitted(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+              ) -> Iterator[tuple[str, httpx.Client, dict[str, object]]]:
+    """The stake-only bot submitted to a real service of that game: its client and the checked version."""
+    folder = tmp_path_factory.mktemp(request.param)
+    config = folder / "service.yaml"
+    config.write_text(SEKA36 if request.param == "seka36" else GEORGIAN)
+    with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
+        author = token(config, "alice")
+        archive = tar_gz([file("bot.yaml", MANIFEST), file("bot.py", STAKE_ONLY_BOT)])
+        response = post_archive(client, "stake", archive, author)
+        assert response.status_code == 201, response.text
+        yield request.param, client, _checked(client, author)
+
+
+def test_a_service_checks_with_its_own_game(submitted: tuple[str, httpx.Client, dict[str, object]]) -> None:
+    game, _, version = submitted
+    report = str(version["report"]).splitlines()
+    if game == "seka36":
+        assert version["status"] == "accepted", version["report"]
+        assert report[0] == ("-- rules: seka36 (stack 50, dark true, tie svara): ante and table stake 1, "
+                             "1 pot a session, at most 200 actions a deal")
+        assert any("dark" in line for line in report) and report[-1] == "conforms"
+    else:
+        assert version["status"] == "refused", version["report"]
+        assert report[0].startswith("-- rules: georgian (deck 36, tie svara, dark false)")
+        assert any(line.startswith("FAIL") and "support" in line for line in report), version["report"]
+
+
+def test_the_game_is_in_the_api_and_on_every_page(submitted: tuple[str, httpx.Client, dict[str, object]]) -> None:
+    game, client, _ = submitted
+    described = client.get("/api/game").json()
+    assert described["profile"] == game and described["limits"]["decision_ms"] == 2000
+    assert described["isolation"] in ("sandbox", "none")
+    if game == "seka36":
+        assert described["options"] == {"stack": "50", "dark": "true", "tie": "svara"}
+        assert described["table"] == {"ante": "1", "opening_stake": "1", "max_bet": None, "pots": 1,
+                                      "max_actions": 200, "seats": 2}
+        assert described["check_bot"] == ("seka-arena check-bot --profile seka36 --stack 50 --dark true --tie svara "
+                                          "--decision-ms 2000 --start-ms 10000 -- python3 bot.py")
+    for page in ("/", "/bots", "/tournaments", "/upload", "/login", "/bots/stake"):
+        html = client.get(page).text
+        assert f'id="game">Game: <strong>{described["description"]}' in html, page
+    upload = client.get("/upload").text
+    assert f"<code>{described['check_bot']}</code>" in upload
+
+
+def test_the_check_command_the_service_gives_passes_the_bot_it_accepts(
+        submitted: tuple[str, httpx.Client, dict[str, object]]) -> None:
+    """What an author is told to run first gives the verdict the service gives."""
+    game, client, version = submitted
+    with tempfile.TemporaryDirectory() as folder:  # readable by the sandbox's user, unlike pytest's tmp_path
+        os.chmod(folder, 0o755)
+        (Path(folder) / "bot.py").write_bytes(STAKE_ONLY_BOT)
+        result = _check_locally(client.get("/api/game").json()["check_bot"], Path(folder))
+    assert (result.returncode == 0) == (version["status"] == "accepted"), result.stdout + result.stderr
+    # The same game, said the same (the table's pots and cap are the service's; check-bot plays its own deals).
+    assert result.stdout.split(":")[:2] == str(version["report"]).split(":")[:2]
+
+
+def _check_locally(command: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    words = shlex.split(command)
+    assert words[:2] == ["seka-arena", "check-bot"] and words[-2:] == ["python3", "bot.py"]
+    python = str(Path(SEKA_ARENA).parent / "python")  # the one with the SDK installed
+    return subprocess.run([str(SEKA_ARENA), *words[1:-2], python, "bot.py"], cwd=folder, capture_output=True,
+                          text=True, timeout=300)
