@@ -27,7 +27,7 @@ from starlette.routing import Route
 from ..engine import ArenaError
 from ..storage import StorageError
 from ._archive import ArchiveError
-from ._config import ScheduleConfig, cron_problem
+from ._config import ScheduleConfig, cron_problem, seats_problem
 from ._cron import fire_now
 from ._registry import (
     FROZEN,
@@ -308,6 +308,8 @@ def routes(service: Service) -> list[Route]:
             problem = cron_problem(body.get("cron"))
             raise HTTPException(422, str(error) if problem is None else f"cron: {problem}") from None
         _verify_schedule_values(schedule)
+        if (problem := seats_problem(service.config.rules, schedule.table_size)) is not None:
+            raise HTTPException(422, f"table_size: {problem}")
         record = service.store.ensure_schedule(schedule.name, schedule.cron, schedule.settings())
         service.notify()
         return JSONResponse({"name": record.name, "cron": record.cron, "settings": dict(record.settings)},

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 from croniter import croniter
 
-from ..engine import GEORGIAN, Rules
+from ..engine import GEORGIAN, Rules, RulesError, check_seats
 from ..tournament import (
     INVALID,
     BotLimits,
@@ -242,7 +242,36 @@ def _read(reader: ConfigReader, root: yaml.Node, *, base_dir: Path) -> dict[str,
         values["ladder"] = _read_ladder(reader, top["ladder"])
     if "tournaments" in top:
         values["schedules"] = _read_schedules(reader, top["tournaments"])
+    if rules is not INVALID:
+        _check_table_sizes(reader, top, rules)
     return values
+
+
+def _check_table_sizes(reader: ConfigReader, top: dict[str, ConfigEntry], rules: Rules) -> None:
+    """The ladder's and every schedule's tables seat a number of players the service's game allows, or
+    the file is refused on that line (a heads-up service's 3-seat schedule failed only when it fired)."""
+    sized: list[tuple[str, yaml.Node]] = []
+    if "ladder" in top and isinstance(top["ladder"].node, yaml.MappingNode):
+        sized += [("ladder.table_size", value) for key, value in top["ladder"].node.value
+                  if key.value == "table_size"]
+    if "tournaments" in top and isinstance(top["tournaments"].node, yaml.SequenceNode):
+        for index, item in enumerate(top["tournaments"].node.value):
+            if isinstance(item, yaml.MappingNode):
+                sized += [(f"tournaments[{index}].table_size", value) for key, value in item.value
+                          if key.value == "table_size"]
+    for path, node in sized:
+        size = reader.scalar(node)
+        if _TABLE_SIZE.problem(size) is None and (problem := seats_problem(rules, size)):  # else reported above
+            reader.report(node_line(node), path, problem)
+
+
+def seats_problem(rules: Rules, size: int) -> str | None:
+    """Why a table of `size` players cannot play this game, or None."""
+    try:
+        check_seats(rules, size)
+    except RulesError as error:
+        return f"{error} (the service's game: {rules.describe()})"
+    return None
 
 
 def _read_uploads(reader: ConfigReader, entry: ConfigEntry) -> UploadLimits:

@@ -66,3 +66,26 @@ def test_a_missing_data_folder_is_reported(tmp_path: Path) -> None:
     path.write_text("ladder: {enabled: false}\n")
     with pytest.raises(TournamentConfigError, match=r"service.yaml:1: data: required"):
         load_service_config(path)
+
+
+def test_tables_the_services_game_cannot_seat_are_refused_on_their_line(tmp_path: Path) -> None:
+    """A heads-up service's 3-seat schedule was accepted and failed only when it fired."""
+    path = tmp_path / "service.yaml"
+    path.write_text("""\
+data: data
+profile: svara32
+ladder: {table_size: 3}
+tournaments:
+  - name: nightly
+    cron: "0 2 * * *"
+    table_size: 3
+  - {name: pairs, cron: "0 3 * * *", table_size: 2}
+""")
+    with pytest.raises(TournamentConfigError) as refused:
+        load_service_config(path)
+    game = "svara32 (stack 50, dark false): ante and table stake 1, 8 pots a session, at most 200 actions a deal"
+    assert str(refused.value).splitlines()[1:] == [
+        f"  {path}:3: ladder.table_size: profile 'svara32' seats 2 to 2 players, not 3 (the service's game: {game})",
+        f"  {path}:7: tournaments[0].table_size: profile 'svara32' seats 2 to 2 players, not 3 (the service's game: "
+        f"{game})",
+    ]

@@ -121,3 +121,17 @@ def _check_locally(command: str, folder: Path) -> subprocess.CompletedProcess[st
     python = str(Path(SEKA_ARENA).parent / "python")  # the one with the SDK installed
     return subprocess.run([str(SEKA_ARENA), *words[1:-2], python, "bot.py"], cwd=folder, capture_output=True,
                           text=True, timeout=300)
+
+
+def test_a_schedule_whose_tables_the_game_cannot_seat_is_refused(
+        submitted: tuple[str, httpx.Client, dict[str, object]], tmp_path_factory: pytest.TempPathFactory) -> None:
+    game, client, _ = submitted
+    config = next(Path(str(tmp_path_factory.getbasetemp())).glob(f"{game}*/service.yaml"))
+    organiser = token(config, "org", organiser=True)
+    response = client.post("/api/schedules", headers=bearer(organiser),
+                           json={"name": "triples", "cron": "0 2 * * *", "table_size": 3})
+    if game == "seka36":
+        assert response.status_code == 422
+        assert response.json()["error"].startswith("table_size: profile 'seka36' seats 2 to 2 players, not 3")
+    else:
+        assert response.status_code == 201, response.text
