@@ -12,7 +12,9 @@ an author may store or while the disk is under its floor.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncGenerator
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -38,7 +40,7 @@ from ._registry import (
     bot_name_problem,
 )
 from ._service import Service
-from ._store import Author, NotYourBotError, TokenRefusedError, VersionRecord
+from ._store import Author, NotYourBotError, RunRecord, TokenRefusedError, VersionRecord
 
 _MULTIPART_OVERHEAD = 64 * 1024
 """Bytes a multipart body may hold beyond the archive (boundaries, headers, small fields)."""
@@ -117,6 +119,26 @@ def secure_cookies(request: Request) -> bool:
     """Whether the sign-in cookie is marked Secure: the request came over https (to the service, or to a
     reverse proxy that says so with `X-Forwarded-Proto: https`)."""
     return request.url.scheme == "https" or request.headers.get("x-forwarded-proto", "").lower() == "https"
+
+
+_SERVER_PATH = re.compile(r"(?<![\w.~])/(?:[^\s/'\"():,]+/)*([^\s/'\"():,]*)")
+"""An absolute path in a message: a visitor is shown only its last part."""
+
+
+def without_server_paths(text: str) -> str:
+    """`text` with every absolute path cut to its last part, so no public page shows the server's folders.
+
+    >>> without_server_paths("cannot read /srv/arena/data/tournaments/n/tournament.yaml: no such file")
+    'cannot read tournament.yaml: no such file'
+    """
+    return _SERVER_PATH.sub(lambda match: match.group(1), text)
+
+
+def shown_run(run: RunRecord, viewer: Author | None) -> RunRecord:
+    """A scheduled run as `viewer` may see it: an organiser reads its message whole, anyone else without paths."""
+    if run.message is None or (viewer is not None and viewer.organiser):
+        return run
+    return replace(run, message=without_server_paths(run.message))
 
 
 def may_see(author: Author | None, bot_author: str) -> bool:
@@ -348,7 +370,8 @@ def routes(service: Service) -> list[Route]:
 
     async def tournaments(request: Request) -> Response:
         runs = []
-        for run in service.store.runs():
+        viewer = who(service, request)
+        for run in (shown_run(run, viewer) for run in service.store.runs()):
             progress = service.progress.get(run.name)
             runs.append({"name": run.name, "schedule": run.schedule, "due_at": run.due_at, "status": run.status,
                          "message": run.message, "started_at": run.started_at, "finished_at": run.finished_at,

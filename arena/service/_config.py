@@ -261,7 +261,7 @@ def _check_table_sizes(reader: ConfigReader, top: dict[str, ConfigEntry], rules:
                           if key.value == "table_size"]
     for path, node in sized:
         size = reader.scalar(node)
-        if _TABLE_SIZE.problem(size) is None and (problem := seats_problem(rules, size)):  # else reported above
+        if isinstance(size, int) and _TABLE_SIZE.problem(size) is None and (problem := seats_problem(rules, size)):
             reader.report(node_line(node), path, problem)
 
 

@@ -43,6 +43,7 @@ from ._api import (
     read_archive_upload,
     require_author,
     secure_cookies,
+    shown_run,
     submit_version,
     who,
 )
@@ -282,14 +283,15 @@ def routes(service: Service) -> list[Route]:
         return RedirectResponse(f"/bots/{version.bot}/versions/{version.number}", status_code=303)
 
     async def tournaments(request: Request) -> Response:
-        runs = store.runs()
+        viewer = who(service, request)
+        runs = [shown_run(run, viewer) for run in store.runs()]
         return render(service, request, "tournaments.html", schedules=store.schedules(),
                       due=schedules_due_text(store.schedules()),
                       running=[run for run in runs if run.status in ("due", "running")],
                       past=[run for run in runs if run.status in ("finished", "failed")], progress=service.progress)
 
     async def tournament(request: Request) -> Response:
-        run = run_named(request.path_params["name"])
+        run = shown_run(run_named(request.path_params["name"]), who(service, request))
         document = _standings(service, run)
         histories = service.registry.folder.tournaments / run.name / "results" / run.name / "histories"
         sessions = sorted(path.stem for path in histories.glob("*.jsonl")) if histories.is_dir() else []

@@ -17,6 +17,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from arena.engine import profile
+from arena.isolation import Isolation
+from arena.service import ScheduleConfig, ServiceConfig, build_app, open_service
+
 from ._archives import MANIFEST, file, tar_gz
 from ._server import SEKA_ARENA, bearer, post_archive, running, token, wait_for
 
@@ -135,3 +139,23 @@ def test_a_schedule_whose_tables_the_game_cannot_seat_is_refused(
         assert response.json()["error"].startswith("table_size: profile 'seka36' seats 2 to 2 players, not 3")
     else:
         assert response.status_code == 201, response.text
+
+
+async def test_a_failed_runs_message_shows_no_server_path_to_visitors(tmp_path: Path) -> None:
+    """A scheduled run that failed printed the server's absolute path on public pages."""
+    config = ServiceConfig(data=tmp_path / "data", isolation=Isolation.NONE, rules=profile("seka36"))
+    service = open_service(config)
+    service.store.ensure_schedule("nightly", "0 2 * * *", ScheduleConfig("nightly", "0 2 * * *").settings())
+    run = service.store.claim_firing("nightly", "2030-01-01T02:00:00+00:00", name="nightly-20300101T0200")
+    assert run is not None
+    where = tmp_path / "data" / "tournaments" / run.name / "tournament.yaml"
+    service.store.finish_run(run.id, status="failed", message=f"TournamentConfigError: {where}:7: table_size: 3")
+    organiser = service.store.create_token("org", organiser=True)
+    transport = httpx.ASGITransport(app=build_app(service))
+    async with httpx.AsyncClient(transport=transport, base_url="http://arena") as client:
+        for page in ("/tournaments", f"/tournaments/{run.name}", "/api/tournaments"):
+            shown = (await client.get(page)).text
+            assert "tournament.yaml:7: table_size: 3" in shown and str(tmp_path) not in shown, page
+        signed = await client.get("/api/tournaments", headers=bearer(organiser))
+        assert signed.json()["runs"][0]["message"] == f"TournamentConfigError: {where}:7: table_size: 3"
+    service.store.close()
