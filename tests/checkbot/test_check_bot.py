@@ -145,7 +145,7 @@ def test_sample_bots_conform_to_dark_play_and_split_ties(command: tuple[str, ...
     if command[0] == "node":
         _needs_node()
     lines = _conforms_to_profile(_check_profile(DARK_SPLIT, *command))
-    assert lines[0] == "-- rules: georgian (deck 36, tie split, dark true): ante 1, opening stake 1, payments up to " \
+    assert lines[0] == "-- rules: georgian (deck 32, tie split, dark true): ante 1, opening stake 1, payments up to " \
                        "10, 8 pots a session, at most 200 actions a deal"  # the report says which game it played
     titles = [line for line in lines if line.startswith("-- scenario")]
     assert [title.split(": ", 1)[1] for title in titles] == [
