@@ -45,6 +45,9 @@ class SessionJob:
     `arena.executor.pack_bundle`); empty, or None for a seat, where it runs from its own folder."""
     attempt: int = 1
     """1 for the first time the driver hands the session out, 2 after a lost worker, ..."""
+    last_of_block: bool = False
+    """No later session of the run deals from `seed`: only then may its bot processes stay warm
+    after it (`bot_processes: reuse`; see `arena.transport.BotPool`)."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rules travel as their profile's name and table settings (see the module docstring), when
@@ -119,7 +122,8 @@ async def play_job(job: SessionJob, *, log_dir: Path, hidden: Sequence[Path] = (
     """
     started = time.monotonic()
     result = await run_session(job.rules, job.bots, seed=job.seed, session_id=job.session_id,
-                               public_id=job.public_id, log_dir=log_dir, hidden=hidden, pool=pool)
+                               public_id=job.public_id, log_dir=log_dir, hidden=hidden, pool=pool,
+                               last_of_block=job.last_of_block)
     logs = {path.name: path.read_bytes() for path in sorted(log_dir.glob("*.log"))} if logs_back else {}
     return JobOutcome(session_id=job.session_id, balances=result.balances, winners=result.winners,
                           seats=result.seats, history=history_text(result.events).encode("ascii"),

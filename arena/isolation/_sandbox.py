@@ -975,6 +975,10 @@ def sandbox_argv(argv: Sequence[str], *, uid: int, cwd: Path, env: Mapping[str, 
     for system in _SYSTEM_DIRS:
         command += ["--ro-bind-try", system, system]
     command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
+    # Counters of the whole machine that a bot does not need, and that one process could move for
+    # another to read: /proc/sys (the count of ptys, of open files, ...) is an empty folder, and so
+    # is /dev/pts (no pty to open: /dev/ptmx leads nowhere).
+    command += ["--tmpfs", "/proc/sys", "--tmpfs", "/dev/pts"]
     readonly = [Path(system) for system in _SYSTEM_DIRS]
     made: set[Path] = set()
 

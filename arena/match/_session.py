@@ -197,13 +197,15 @@ async def run_session(
     on_events: Callable[[SessionState, Sequence[Event]], None] | None = None,
     hidden: Sequence[Path] = (),
     pool: BotPool | None = None,
+    last_of_block: bool = False,
 ) -> SessionResult:
     """Launch (or connect to) every bot afresh, play one session, and stop them all.
 
     `hidden`: what no sandboxed bot may be shown (the results, the tournament file); a bot whose
     command would show it any part of them, or of `log_dir`, is refused (SandboxError).
     With a `pool`, the bots are leased from it instead (launched for the session, or warm: see
-    `arena.transport.BotPool`), keyed by `seed`, and it stops them.
+    `arena.transport.BotPool`), keyed by `seed`, and it stops them, or keeps them warm when this is
+    the `last_of_block`: no later session of the run deals from `seed`.
     """
     done = trio.Event()
     ready_send, ready_receive = trio.open_memory_channel[tuple[int, BotConnection]](len(specs))
@@ -212,7 +214,7 @@ async def run_session(
         # Each bot lives in its own task so that its context is entered and left by the same task.
         opened: AbstractAsyncContextManager[BotConnection]
         if pool is not None:
-            opened = pool.lease(spec, key=seed, log_dir=log_dir)
+            opened = pool.lease(spec, key=seed, log_dir=log_dir, final=last_of_block)
         else:
             assert sockets is not None
             opened = open_bot(spec, log_dir=log_dir, socket_dir=sockets, hidden=hidden)

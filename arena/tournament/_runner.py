@@ -68,7 +68,7 @@ from ..storage import (
 from ..transport import BotSpec
 from ._config import RESULT_NEUTRAL, BotProcesses, Participant, TournamentConfig
 from ._loader import load_config
-from ._schedule import Plan, PlannedSession, commitment, plan
+from ._schedule import Plan, PlannedSession, block_size, commitment, plan
 
 # Seconds between looks at the event loop's lateness, and the least lateness worth a warning (at
 # least a tenth of the shortest decision limit).
@@ -267,10 +267,10 @@ class TournamentRunner:
         dealing: set[str] = set()
         ended = trio.lowlevel.ParkingLot()
 
-        async def play(record: SessionRecord) -> None:
+        async def play(record: SessionRecord, last_of_block: bool) -> None:
             nonlocal finished, faults, in_flight
             try:
-                outcome = await self._play(record, executor)
+                outcome = await self._play(record, executor, last_of_block=last_of_block)
             finally:
                 in_flight -= 1
                 dealing.discard(record.seed)
@@ -298,6 +298,8 @@ class TournamentRunner:
         planned = iter(self.plan)
         todo: list[SessionRecord] = []  # stored, unfinished and not started, in plan order
         more = True  # whether some of the plan is still to be stored
+        stored = 0  # the plan's sessions stored so far (its first ones)
+        mirrors = block_size(self.config.table_size) if self.config.duplicate else 1
         async with trio.open_nursery() as sessions:
             sessions.start_soon(watch_the_loop)
             while True:  # in plan order, as many at a time as the executor allows, one per deal seed
@@ -307,7 +309,9 @@ class TournamentRunner:
                     if more:
                         chunk = await trio.to_thread.run_sync(self._store_chunk, planned)
                         more = chunk is not None
-                        todo += chunk or []
+                        if chunk is not None:
+                            stored, unfinished = chunk
+                            todo += unfinished
                     elif todo:
                         await ended.park()
                     else:
@@ -317,38 +321,44 @@ class TournamentRunner:
                 todo.remove(record)
                 dealing.add(record.seed)
                 in_flight += 1
-                sessions.start_soon(play, record)
+                # Its bots' processes may stay warm after it only when no later session deals its cards:
+                # none left to start, and its block's last session stored (blocks are contiguous in the plan).
+                last_of_block = (record.index - record.mirror + mirrors - 1 <= stored
+                                 and all(other.seed != record.seed for other in todo))
+                sessions.start_soon(play, record, last_of_block)
             while in_flight:
                 await ended.park()
             sessions.cancel_scope.cancel()  # the loop's watch
         return finished == len(self.plan)
 
-    def _store_chunk(self, planned: Iterator[PlannedSession]) -> list[SessionRecord] | None:
-        # The next chunk of the plan, stored (or checked against the stored one): its unfinished
-        # sessions, or None after the last. Memory and start-up time do not grow with the plan.
+    def _store_chunk(self, planned: Iterator[PlannedSession]) -> tuple[int, list[SessionRecord]] | None:
+        # The next chunk of the plan, stored (or checked against the stored one): the index of its
+        # last session and its unfinished sessions, or None after the last. Memory and start-up
+        # time do not grow with the plan.
         chunk = list(itertools.islice(planned, _CHUNK))
         if not chunk:
             return None
         self.store.record_plan(chunk, total=len(self.plan))
-        return self.store.unfinished(first=chunk[0].index, last=chunk[-1].index)
+        return chunk[-1].index, self.store.unfinished(first=chunk[0].index, last=chunk[-1].index)
 
-    def job(self, record: SessionRecord) -> SessionJob:
-        """The session `record` as a job for an executor."""
+    def job(self, record: SessionRecord, *, last_of_block: bool = False) -> SessionJob:
+        """The session `record` as a job for an executor (`last_of_block`: see `SessionJob`)."""
         return SessionJob(session_id=record.id, seed=record.seed,
                           # Keyed by the secret, so nothing a bot is told names its block or its seed.
                           public_id=public_session_id(self.config.seed, record.id), rules=self.config.rules,
-                          bots=tuple(self._spec_for(name) for name in record.table))
+                          bots=tuple(self._spec_for(name) for name in record.table), last_of_block=last_of_block)
 
     def history_path(self, record: SessionRecord) -> Path:
         """Where a session's history is written (once: never replaced)."""
         return self.directory / "histories" / f"{record.id}.jsonl"
 
-    async def _play(self, record: SessionRecord, executor: SessionExecutor) -> JobOutcome | None:
+    async def _play(self, record: SessionRecord, executor: SessionExecutor, *,
+                    last_of_block: bool) -> JobOutcome | None:
         # A history there already was written by an attempt killed before its result: kept aside.
         await trio.to_thread.run_sync(lambda: make_way_for_replay(self.history_path(record),
                                                                   interrupted=record.attempts > 0))
         await trio.to_thread.run_sync(self.store.mark_running, record.id)
-        outcome = await executor.play(self.job(record))
+        outcome = await executor.play(self.job(record, last_of_block=last_of_block))
         return outcome if await trio.to_thread.run_sync(self.record, record, outcome) else None
 
     def record(self, record: SessionRecord, outcome: JobOutcome) -> bool:

@@ -10,6 +10,11 @@ same bot may take it instead of launching one. The rules that keep results fair:
 - a lease is exclusive: a process serves one session at a time;
 - a process never serves two sessions with the same key (the tournament passes the deal seed, so
   no process plays both mirrors of a duplicate block: it would know the cards);
+- no process that served a key is alive while another session of that key is played: a process
+  goes back only after the `final` session of its key (the last mirror of its block to be played),
+  and a lease waits until every process that served its key is reaped. Otherwise a process kept
+  warm from one mirror could tell its twin in the next the cards through whatever the machine
+  shares at one moment (a count of ptys, of open files, the load: see docs/isolation.md);
 - only a clean process goes back: any fault of the bot in the session (late, malformed, illegal,
   crashed, still working on an abandoned call), or a process that exited, and it is stopped; one
   that exits while it waits is stopped instead of leased; after `max_sessions` it is stopped too;
@@ -41,8 +46,11 @@ class _Warm:
 
     connection: BotConnection
     served: set[str] = field(default_factory=set)
-    """The keys of the sessions it has played (deal seeds)."""
+    """The keys of the sessions it has finished playing (deal seeds)."""
     sessions: int = 0
+    leased: bool = True
+    gone: trio.Event = field(default_factory=trio.Event)
+    """Set once it is stopped and reaped."""
 
 
 class BotPool:
@@ -59,19 +67,27 @@ class BotPool:
         """Sessions a process serves at most (1: a process per session)."""
         self._keep_idle = keep_idle
         self._idle: list[_Warm] = []  # waiting between sessions, the longest waiting first
+        self._live: set[_Warm] = set()  # every process launched and not yet reaped
         self.launched = 0
         """Processes launched so far."""
 
     @asynccontextmanager
-    async def lease(self, spec: BotSpec, *, key: str, log_dir: Path) -> AsyncIterator[BotConnection]:
+    async def lease(self, spec: BotSpec, *, key: str, log_dir: Path, final: bool = False
+                    ) -> AsyncIterator[BotConnection]:
         """A ready connection to a process of `spec` for one session, that never served `key` and
-        serves nothing else meanwhile: a warm one if there is one, else one launched now.
+        serves nothing else meanwhile: a warm one if there is one, else one launched now; first, every
+        process that served `key` is stopped and reaped.
 
         Its output goes to `log_dir`. A bot that fails to start is still yielded, with `dead` set.
+        `final`: no later lease has this key (the last mirror of a block to be played), so the
+        process may stay warm after it; otherwise it is stopped once the session is over.
 
         Raises:
             SandboxError: the machine cannot provide the bot's isolation level.
+            RuntimeError: a process that served `key` is serving another session: the caller said
+                `final` for a key it leased again.
         """
+        await self._forget(key)
         if spec.command is None or spec.disabled is not None:
             async with open_bot(spec, log_dir=log_dir, socket_dir=self._socket_dir, hidden=self._hidden) as connection:
                 yield connection
@@ -81,23 +97,38 @@ class BotPool:
             self.launched += 1
             warm = _Warm(await launch_bot(spec, nursery=self._nursery, log_dir=log_dir, socket_dir=self._socket_dir,
                                           hidden=self._hidden))
+            self._live.add(warm)
         else:
             assert warm.connection.process is not None
             warm.connection.process.log_to(log_dir)
             warm.connection.begin_session(warm.sessions + 1)
         warm.sessions += 1
-        warm.served.add(key)
+        warm.leased = True
         kept = False
         try:
             yield warm.connection
-            kept = warm.sessions < self.max_sessions and warm.connection.is_clean()
+            kept = final and warm.sessions < self.max_sessions and warm.connection.is_clean()
         finally:
+            warm.served.add(key)
+            warm.leased = False
             if kept:
                 self._idle.append(warm)
                 while len(self._idle) > max(0, self._keep_idle()):
                     self._retire(self._idle.pop(0))
             else:
                 self._retire(warm)
+
+    async def _forget(self, key: str) -> None:
+        """Stop every process that served `key`, and wait until each is reaped (a bounded wait:
+        stopping a bot is, see `BotProcess.stop`)."""
+        for warm in [warm for warm in self._idle if key in warm.served]:
+            self._idle.remove(warm)
+            self._retire(warm)
+        served = [warm for warm in self._live if key in warm.served]
+        if any(warm.leased for warm in served):
+            raise RuntimeError(f"a process that served {key!r} is serving another session: its lease was final")
+        for warm in served:
+            await warm.gone.wait()
 
     def _take(self, spec: BotSpec, key: str) -> _Warm | None:
         """The warm process of `spec` that waited least, among those that never served `key`."""
@@ -113,7 +144,14 @@ class BotPool:
         return None
 
     def _retire(self, warm: _Warm) -> None:
-        self._nursery.start_soon(shut_down, warm.connection)
+        async def stop() -> None:
+            try:
+                await shut_down(warm.connection)
+            finally:
+                self._live.discard(warm)
+                warm.gone.set()
+
+        self._nursery.start_soon(stop)
 
     def close(self) -> None:
         """Stop every waiting process (in the pool's nursery, which waits for them)."""

@@ -3,6 +3,7 @@ or its socket, and none can reach what the arena keeps on the host."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import subprocess
@@ -51,6 +52,39 @@ async def test_two_copies_of_a_bot_in_mirrored_sessions_at_once_cannot_signal_th
     guesses: list[dict[str, Any]] = reports(tmp_path / "mirror-1", "signaller", "inotify")
     assert {guess["pot"] for guess in guesses} == set(opponent_cards), guesses
     assert all(guess["guessed"] is None for guess in guesses), (guesses, opponent_cards)
+
+
+def _first_deals(history: Path, seat: int) -> dict[int, list[str]]:
+    """The cards of `seat` at each pot's first deal, from a stored history."""
+    deals = [json.loads(line) for line in history.read_text().splitlines()]
+    return {deal["pot"]: deal["hands"][str(seat)] for deal in deals
+            if deal["event"] == "deal" and deal["replay"] == 0 and str(seat) in deal["hands"]}
+
+
+async def test_a_warm_copy_of_a_bot_cannot_tell_its_twin_in_the_next_mirror_the_cards_through_the_pty_count(
+        tmp_path: Path) -> None:
+    # One block, its mirrors one after the other, with warm processes: the signaller's copy from
+    # the first mirror (seat 0) keeps sending the cards it was dealt through /proc/sys/kernel/pty/nr,
+    # which its twin in the second (seat 1, facing those very cards) reads.
+    path = tournament_file(tmp_path / "pty.yaml", [
+        {"name": "signaller", "command": f"python3 {HOSTILE / 'pty_signaller.py'}"},
+        {"name": "call", "command": f"python3 {SAMPLE_BOTS / 'call_bot.py'}"},
+    ], pots=3, sessions_per_table=1, concurrency=1, duplicate=True, bot_processes="reuse",
+        limits={"decision_ms": 10_000})
+    runner = TournamentRunner(load_config(path, python=sys.executable), out=tmp_path / "out")
+    try:
+        assert await runner.run()
+        [first, second] = sorted(runner.store.finished_results(), key=lambda record: record.index)
+    finally:
+        runner.close()
+    assert (first.table, second.table) == (("signaller", "call"), ("call", "signaller"))
+    results = tmp_path / "out" / "results" / "pty"
+    opponent_cards = _first_deals(results / "histories" / f"{second.id}.jsonl", 0)
+    assert opponent_cards == _first_deals(results / "histories" / f"{first.id}.jsonl", 0)  # worth knowing
+    guesses: list[dict[str, Any]] = reports(results / "logs" / second.id, "signaller", "pty")
+    assert {guess["pot"] for guess in guesses} == set(opponent_cards), guesses
+    assert all(guess["guessed"] is None for guess in guesses), (guesses, opponent_cards)
+    assert not any(guess["readable"] for guess in guesses), guesses  # /proc/sys is not there to read
 
 
 def _peeking_tournament(tmp_path: Path) -> Path:

@@ -99,6 +99,11 @@ def test_a_warm_process_serves_sessions_one_at_a_time_never_both_mirrors_and_kee
     for seed in {session["seed"] for session in sessions}:  # the mirrors of a block: never one process
         tokens = [session["token"] for session in sessions if session["seed"] == seed]
         assert len(tokens) == len(set(tokens)), f"one process played both mirrors of block {seed[:8]}"
+        # Nor is one alive while another mirror plays: a process stays warm only after its block's last.
+        for earlier in [session for session in sessions if session["seed"] == seed][:-1]:
+            later = sessions[sessions.index(earlier) + 1:]
+            assert earlier["token"] not in {session["token"] for session in later}, (
+                f"the process of {earlier['id']} was kept warm while its block {seed[:8]} was not over")
     for served in processes.values():
         for index, session in enumerate(served):
             earlier = [other["public"] for other in served[:index]]
@@ -127,14 +132,15 @@ def test_a_faulted_process_is_replaced_and_its_successor_starts_clean(tmp_path: 
     assert all(len(served) <= 2 for served in processes.values()), "a process that faulted served again"
     assert all(served[0]["telemetry"]["faults"] == {} for served in processes.values())
     faulted = [served[1] for served in processes.values() if len(served) == 2]
-    assert len(faulted) >= 2 and all(session["telemetry"]["faults"].get("illegal") for session in faulted)
+    # Only a process from the last mirror of a block stays warm: fewer serve a second session.
+    assert faulted and all(session["telemetry"]["faults"].get("illegal") for session in faulted)
 
 
 def test_every_session_of_a_warm_process_gets_the_whole_time_bank(tmp_path: Path) -> None:
     # The first answer of each session takes 900 ms against a 300 ms limit and a 1 s bank: 600 ms
     # of the bank. A process that kept the bank left from its previous session (400 ms) would time
     # out in its second.
-    sessions = _run_probed(tmp_path, options="--slow-first 900", blocks=1, decision_ms=300, bank_ms=1000)
+    sessions = _run_probed(tmp_path, options="--slow-first 900", blocks=2, decision_ms=300, bank_ms=1000)
     processes = _processes(sessions)
     assert any(len(served) > 1 for served in processes.values())
     assert all(session["telemetry"]["faults"] == {} for session in sessions), [
