@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib.metadata
 import json
 import os
 import random
@@ -257,7 +258,7 @@ def _check_bot(args: argparse.Namespace) -> int:
     Another profile: seka-arena check-bot --profile svara32 -- python3 sample_bots/random_bot.py
     """
     rules = _rules(args)
-    command = [word for word in args.command if word != "--"] if args.command else []
+    command = [word for word in args.bot_command if word != "--"] if args.bot_command else []
     if bool(command) == bool(args.address):
         raise ArenaError("give the bot's command after -- , or --address HOST:PORT (not both)")
     limit = TimeLimit(decision_ms=args.decision_ms, start_ms=args.start_ms)
@@ -449,9 +450,9 @@ def _token(args: argparse.Namespace) -> int:
     """Print a new API token for an author (only its hash is stored: copy it now), list the tokens given,
     or revoke one.
 
-    Examples: seka-arena token tournaments/service.yaml --author alice --expires-days 90
-              seka-arena token tournaments/service.yaml --list
-              seka-arena token tournaments/service.yaml --revoke 3f2a9c0d1b7e
+    Example: seka-arena token tournaments/service.yaml --author alice --expires-days 90
+    Others: seka-arena token tournaments/service.yaml --list
+            seka-arena token tournaments/service.yaml --revoke 3f2a9c0d1b7e
     """
     from .service import ServiceStore, load_service_config
     from .tournament import name_problem
@@ -508,9 +509,21 @@ def _submit(args: argparse.Namespace) -> int:
     return 0 if version["status"] == "accepted" else 1
 
 
+_OVERVIEW = """\
+Start with `seka-arena demo`, then `seka-arena check-bot -- YOUR-BOT-COMMAND`. `seka-arena COMMAND --help`
+gives a command's options and an example. The docs are README.md and docs/ in the source: protocol.md
+(write a bot, in any language), tournaments.md (tournament files), service.md (the web service),
+rules.md (the game and its profiles), isolation.md (the sandbox)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="seka-arena", description="A tournament arena for Seka bots.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser = argparse.ArgumentParser(prog="seka-arena", description="A tournament arena for Seka bots.",
+                                     usage="%(prog)s [-h] [--version] COMMAND ...",
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}",
+                        help="print the installed version and exit")
+    # Not required: `seka-arena` alone prints the commands (see `main`), not an argparse error.
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS)
 
     demo = commands.add_parser("demo", help="play a demo session of built-in policies", description=_demo.__doc__)
     demo.add_argument("--seed", default="1", help="the session seed (default 1)")
@@ -545,7 +558,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--logs", help="folder for the bot's stdout/stderr logs (default: a new temporary one)")
     _add_profile_arguments(check)
     _isolation_option(check)
-    check.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command that starts the bot")
+    # dest `bot_command`: `command` is the subcommand's name, which error messages start with.
+    check.add_argument("bot_command", metavar="COMMAND", nargs=argparse.REMAINDER,
+                       help="-- then the command that starts the bot")
     check.set_defaults(run=_check_bot)
 
     run = commands.add_parser("run", help="run or resume a tournament", description=_run.__doc__)
@@ -635,7 +650,19 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --results: the seed commitment published before the tournament, to compare")
     replay.add_argument("--quiet", action="store_true", help="print only the verdict")
     replay.set_defaults(run=_replay)
+    # The commands one a line, then where to go next (argparse's own list breaks lines at 14 columns).
+    width = max(len(choice.dest) for choice in commands._choices_actions)
+    parser.epilog = "\n".join(["commands:", *(f"  {choice.dest:<{width}}  {choice.help}"
+                                              for choice in commands._choices_actions), "", _OVERVIEW])
     return parser
+
+
+def _version() -> str:
+    """The installed package's version (its metadata), or a note when it is not installed."""
+    try:
+        return importlib.metadata.version("seka-arena")
+    except importlib.metadata.PackageNotFoundError:
+        return "(not installed: run `make setup`)"
 
 
 def _limit(key: str) -> Callable[[str], int]:
@@ -749,6 +776,9 @@ def _too_many_files(error: OSError) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:  # `seka-arena` alone: what it can do, not a usage error
+        parser.print_help()
+        return 0
     try:
         status = int(args.run(args))
         # Flushed here, not at exit, so that a reader gone by now is caught below like one gone earlier.

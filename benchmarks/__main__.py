@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import json
 import os
 import platform
@@ -30,22 +31,49 @@ from typing import Any
 import grpc
 import trio
 
-from . import cluster, decisions, duplicate, engine, inflight, report, scaling, service, start, tournament
 from .common import FULL, QUICK, Sizes
 
-SECTIONS: dict[str, Callable[[Sizes, Path], Awaitable[dict[str, Any]]]] = {
-    "engine": engine.measure,
-    "decisions": decisions.measure,
-    "inflight": inflight.measure,
-    "start": start.measure,
-    "tournament": tournament.measure,
-    "cluster": cluster.measure,
-    "scaling": scaling.measure,
-    "duplicate": duplicate.measure,
-    "report": report.measure,
-    "service": service.measure,
+SECTIONS: dict[str, str | None] = {
+    "engine": None,
+    "decisions": None,
+    "inflight": None,
+    "start": None,
+    "tournament": None,
+    "cluster": "dask",
+    "scaling": None,
+    "duplicate": None,
+    "report": None,
+    "service": "service",
 }
-"""The sections in the order they run; `--only` picks some of them."""
+"""The sections (modules of this package, each with `measure(sizes, workdir)`) in the order they run,
+with the optional extra of seka-arena each needs; `--only` picks some of them."""
+
+_EXTRAS: dict[str, tuple[str, ...]] = {
+    "dask": ("distributed", "cryptography"),
+    "service": ("starlette", "hypercorn", "multipart", "croniter", "httpx"),
+}
+"""What each extra installs (pyproject.toml), by the name it is imported as."""
+
+
+def missing_extra(section: str) -> str | None:
+    """Why `section` cannot run here (its extra is not installed), or None."""
+    extra = SECTIONS[section]
+    if extra is None:
+        return None
+    for module in _EXTRAS[extra]:
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            return (f"needs the extra seka-arena[{extra}] ({error}): pip install -e '.[{extra}]', or "
+                    "`make bench`, which installs it")
+    return None
+
+
+def _measure(section: str) -> Callable[[Sizes, Path], Awaitable[dict[str, Any]]]:
+    # Imported only once its extra is known to be there: a section's module may import it at the top.
+    measure: Callable[[Sizes, Path], Awaitable[dict[str, Any]]] = importlib.import_module(
+        f"{__package__}.{section}").measure
+    return measure
 
 
 def machine() -> dict[str, Any]:
@@ -154,6 +182,7 @@ def _format(value: Any) -> str:
 
 def print_table(figures: dict[str, Any]) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="seka-arena benchmarks" + (" (quick)" if figures.get("quick") else ""))
@@ -188,6 +217,8 @@ def print_table(figures: dict[str, Any]) -> None:
             value = figures[key]  # two decimals: a ratio against its goal
             shown = f"{value:.2f}" if isinstance(value, float) else _format(value)
             console.print(f"{label}: [bold]{shown}[/bold]{extra}")
+    for section, why in figures.get("skipped_sections", {}).items():
+        console.print(f"[yellow]section {section} skipped: {escape(why)}[/yellow]", highlight=False)
     if figures.get("tournament_standings_identical") is False:
         console.print("[red]the demo tournament's standings differ between fresh and reuse[/red]")
     if figures.get("inflight_faults"):
@@ -200,9 +231,13 @@ async def run_all(sizes: Sizes, sections: Sequence[str], *, progress: Callable[[
     with tempfile.TemporaryDirectory(prefix="seka-bench-") as directory:
         workdir = Path(directory)
         for section in sections:
-            progress(section)
+            if (missing := missing_extra(section)) is not None:
+                progress(f"{section} skipped: {missing}")
+                figures.setdefault("skipped_sections", {})[section] = missing
+                continue
+            progress(f"{section} ...")
             begun = time.perf_counter()
-            figures |= await SECTIONS[section](sizes, workdir)
+            figures |= await _measure(section)(sizes, workdir)
             seconds[section] = round(time.perf_counter() - begun, 1)
     if "tournament_sessions_per_min_fresh" in figures and "sessions_per_s_inflight_4" in figures:
         # Same concurrency (4), same kind of Python bots: what launching bots per session costs.
@@ -226,8 +261,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     figures: dict[str, Any] = {"schema": 1, "quick": args.quick, "machine": machine(),
                                "command": " ".join([parser.prog, *(argv if argv is not None else sys.argv[1:])])}
 
-    def progress(section: str) -> None:
-        print(f"[{time.perf_counter() - started:6.1f}s] {section} ...", file=sys.stderr, flush=True)
+    def progress(message: str) -> None:
+        print(f"[{time.perf_counter() - started:6.1f}s] {message}", file=sys.stderr, flush=True)
 
     figures |= trio.run(functools.partial(run_all, sizes, sections, progress=progress))
     figures["total_seconds"] = round(time.perf_counter() - started, 1)

@@ -29,7 +29,6 @@ import stat
 import subprocess
 import threading
 import time
-from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,6 +154,58 @@ def describe_exit(returncode: int, *, sandboxed: bool = False) -> str:
     return f"exit status {returncode}"
 
 
+def _group_members(group: int) -> list[int]:
+    """The processes of a process group (from /proc: Linux has no call that lists them)."""
+    members = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat_file:
+                fields = stat_file.read().rpartition(b")")[2].split()
+        except OSError:  # ended meanwhile
+            continue
+        if len(fields) > 2 and int(fields[2]) == group:  # state, ppid, pgrp
+            members.append(int(entry.name))
+    return members
+
+
+class _StderrExcerpt:
+    """The first and the last bytes of a bot's stderr, for a fault to quote: a crash's cause is often
+    at the top (a Go panic, a Java exception's first line) and what the bot did last at the bottom."""
+
+    _HEAD = 4096
+    _TAIL = 4096
+
+    def __init__(self) -> None:
+        self._head = bytearray()
+        self._tail = bytearray()
+        self._skipped = 0  # bytes between the head and the tail, not kept
+
+    def add(self, chunk: bytes) -> None:
+        room = self._HEAD - len(self._head)
+        if room > 0:
+            self._head += chunk[:room]
+            chunk = chunk[room:]
+        self._tail += chunk
+        if (over := len(self._tail) - self._TAIL) > 0:
+            del self._tail[:over]
+            self._skipped += over
+
+    def text(self, lines: int) -> str:
+        """All of it when it is at most 2 x `lines` lines, else the first and the last `lines`."""
+        if not self._skipped:
+            every = bytes(self._head + self._tail).decode("utf-8", "replace").splitlines()
+            if len(every) <= 2 * lines:
+                return "\n".join(every)
+            first, last, gap = every[:lines], every[-lines:], f"{len(every) - 2 * lines} lines"
+        else:
+            first = bytes(self._head).decode("utf-8", "replace").splitlines()[:lines]
+            last = bytes(self._tail).decode("utf-8", "replace").splitlines()[-lines:]
+            gap = f"{self._skipped:,} bytes and more"
+        return "\n".join([*first, f"[... {gap} left out: the whole is in the bot's stderr log ...]", *last])
+
+
 class _CappedLog:
     """One log file of a bot's stream: the first `cap` bytes kept, the rest counted and dropped."""
 
@@ -239,7 +290,7 @@ class BotProcess:
         self.stdout_log = log_dir / f"{name}.stdout.log"
         self.stderr_log = log_dir / f"{name}.stderr.log"
         self._logs_changed = 0  # counts `log_to` calls: the drain tasks switch files when it moves
-        self._stderr_tail: deque[bytes] = deque(maxlen=20)
+        self._stderr = _StderrExcerpt()
         self.dropped_bytes = 0
         """Output past the log cap, counted but not kept."""
         self._pidfd = os.pidfd_open(popen.pid)
@@ -322,10 +373,16 @@ class BotProcess:
     def returncode(self) -> int | None:
         return self._popen.poll()
 
-    def stderr_tail(self, lines: int = 5) -> str:
-        """The last lines the bot wrote to stderr (kept even past the log cap)."""
-        text = b"".join(self._stderr_tail).decode("utf-8", "replace")
-        return "\n".join(text.splitlines()[-lines:])
+    def stderr_excerpt(self, lines: int = 8) -> str:
+        """The first and the last `lines` lines the bot wrote to stderr since it started, or since the
+        last `quote_stderr_from_here` (kept even past the log cap)."""
+        return self._stderr.text(lines)
+
+    def quote_stderr_from_here(self) -> None:
+        """Let `stderr_excerpt` start here (a call to the bot begins): a crash in the call then shows
+        what the bot wrote during it, a Go panic's first line among the first lines, not the log
+        lines of the calls before."""
+        self._stderr = _StderrExcerpt()
 
     def log_to(self, log_dir: Path) -> None:
         """Write the bot's output from now on to log files in `log_dir` (a warm process's next
@@ -336,7 +393,7 @@ class BotProcess:
         for path in (self.stdout_log, self.stderr_log):
             path.write_bytes(b"")
         self._logs_changed += 1
-        self._stderr_tail.clear()
+        self._stderr = _StderrExcerpt()
 
     async def drain_output(self) -> None:
         """Copy stdout and stderr to the capped logs until both close; run it in the bot's nursery."""
@@ -365,7 +422,7 @@ class BotProcess:
                         changed = self._logs_changed
                     log.write(chunk)
                     if keep_tail:
-                        self._stderr_tail.append(chunk[-2048:])
+                        self._stderr.add(chunk)
                     now = time.monotonic()
                     budget = min(_OUTPUT_BURST, budget + (now - then) * _OUTPUT_RATE) - len(chunk)
                     then = now
@@ -441,6 +498,25 @@ class BotProcess:
         except ProcessLookupError:
             pass
 
+    def _ask_to_stop(self) -> None:
+        """SIGTERM to the bot's process group; in the sandbox to all of it but bubblewrap, its leader.
+
+        bubblewrap neither handles nor forwards SIGTERM: it would die of it at once, its
+        `--die-with-parent` would SIGKILL the bot, and the exit status seen would be bubblewrap's
+        "killed by SIGTERM" whatever the bot did. Spared, it waits for the bot and exits with its
+        status. (bubblewrap's init, pid 1 of the bot's pid namespace, gets no signal it has no
+        handler for.)
+        """
+        if self.isolation is not Isolation.SANDBOX:
+            self.kill_group(signal.SIGTERM)
+            return
+        for pid in _group_members(self.pid):
+            if pid != self.pid:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+
     async def stop(self, *, grace: float = 1.0) -> int:
         """SIGTERM the group, wait `grace` seconds, then SIGKILL it; always reaps the bot.
 
@@ -451,7 +527,7 @@ class BotProcess:
         if self.cgroup is not None:  # a waiting bot's small CPU weight would slow its dying too
             self.cgroup.set_waiting(False)
         if self.returncode is None:
-            self.kill_group(signal.SIGTERM)
+            self._ask_to_stop()
             asked = trio.current_time()
             with trio.move_on_after(grace):
                 await self.wait()

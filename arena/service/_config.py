@@ -197,8 +197,16 @@ def load_service_config(path: str | os.PathLike[str]) -> ServiceConfig:
     """Read and check a service configuration file.
 
     Raises:
-        TournamentConfigError: listing every problem found, each with file, line and field.
+        TournamentConfigError: listing every problem found, each with file, line and field, headed
+            as the service file's (the tournament file's loader finds them).
     """
+    try:
+        return _load_service_config(path)
+    except TournamentConfigError as error:
+        raise TournamentConfigError(error.problems, document="service file") from None
+
+
+def _load_service_config(path: str | os.PathLike[str]) -> ServiceConfig:
     filename, text = read_config_file(path)
     reader = ConfigReader(filename)
     root = compose_yaml(text, filename=filename)

@@ -29,8 +29,10 @@ class ConfigProblem:
 class TournamentConfigError(ArenaError, ValueError):
     """A tournament definition with mistakes; `problems` holds all of them, in file order."""
 
-    def __init__(self, problems: Sequence[ConfigProblem]) -> None:
+    def __init__(self, problems: Sequence[ConfigProblem], *, document: str = "tournament definition") -> None:
         self.problems: tuple[ConfigProblem, ...] = tuple(problems)
+        self.document = document
+        """What the file is, in the message's head: a service file shares the loader, not the name."""
         count = len(self.problems)
-        head = f"{count} problem{'s' if count != 1 else ''} in the tournament definition:"
+        head = f"{count} problem{'s' if count != 1 else ''} in the {document}:"
         super().__init__("\n".join([head, *(f"  {problem}" for problem in self.problems)]))

@@ -247,6 +247,17 @@ class TournamentRunner:
         finally:
             self._folder.release()
 
+    def _lag_advice(self, in_flight: int) -> str:
+        """What whoever runs the tournament can do about a late loop: only what they can set, and where."""
+        where = f"at the top of {self.config.path}" if self.config.path is not None else "in the tournament file"
+        if self.config.concurrency is not None:
+            return (f"lower `concurrency: {self.config.concurrency}` {where}, or leave it out to let the arena "
+                    "choose")
+        if in_flight > 1:
+            return (f"the arena chose {in_flight} at a time itself; to play fewer, set `concurrency:` below "
+                    f"{in_flight} {where}")
+        return "one at a time already: other programs keep this machine busy"
+
     async def run(self, *, on_progress: Callable[[Progress], None] = lambda progress: None) -> bool:
         """Play every unfinished session; True when the tournament is complete.
 
@@ -292,8 +303,8 @@ class TournamentRunner:
                 if (worst := lag.take_worst()) >= self._lag_warning:
                     on_progress(Progress(finished, len(self.plan), faults, None, warning=(
                         f"the arena's event loop ran {worst * 1000:.0f} ms late: this machine is busier than it "
-                        f"can serve ({in_flight} sessions in flight; lower `concurrency`, or leave it out to let "
-                        "the arena choose). Bots are not charged for it.")))
+                        f"can serve ({in_flight} sessions in flight; {self._lag_advice(in_flight)}). Bots are "
+                        "not charged for it.")))
 
         planned = iter(self.plan)
         todo: list[SessionRecord] = []  # stored, unfinished and not started, in plan order

@@ -478,6 +478,8 @@ class BotConnection:
         self.telemetry.calls[method] += 1
         LOGGER.debug("%s %s -> %s", self.name, method, request)
         cgroup = self.process.cgroup if self.process is not None else None
+        if self.process is not None:
+            self.process.quote_stderr_from_here()
         if cgroup is not None:
             cgroup.set_waiting(False)
         clock = CallTime(self.process.cpu if self.process is not None else None, grace=self._grace,
@@ -566,8 +568,8 @@ class BotConnection:
             raise BotFault(Fault.CRASH, f"{what} ({self.process.exit_description()}){self._stderr_note()}")
 
     def _stderr_note(self) -> str:
-        tail = self.process.stderr_tail() if self.process is not None else ""
-        return f"; last stderr lines:\n{tail}" if tail else ""
+        excerpt = self.process.stderr_excerpt() if self.process is not None else ""
+        return f"; its stderr:\n{excerpt}" if excerpt else ""
 
 
 def _late(method: str, timeout: float, credit: float) -> str:
