@@ -199,6 +199,9 @@ def test_submit_takes_the_token_from_the_environment_or_a_file_never_argv(
         main(["submit", "--server", web.url, "--name", "filebot", "--token-file", str(token_file), "--wait", "0",
               str(folder)])
     assert "submitted filebot v1" in printed.getvalue()
+    with web.signed_in(web.alice, web.url) as browser:  # the upload page steers away from argv too
+        page = browser.get("/upload").text
+    assert "SEKA_ARENA_TOKEN" in page and "--token-file" in page and "--token TOKEN" not in page
 
 
 def _first_event(lines: Iterator[str]) -> str:
