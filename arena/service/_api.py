@@ -337,6 +337,20 @@ def routes(service: Service) -> list[Route]:
         return JSONResponse({"name": record.name, "cron": record.cron, "settings": dict(record.settings)},
                             status_code=201)
 
+    async def delete_schedule(request: Request) -> Response:
+        require_organiser(service, request)
+        name = request.path_params["name"]
+        if name not in {schedule.name for schedule in service.store.schedules()}:
+            raise HTTPException(404, f"no schedule {name!r}")
+        if name in {schedule.name for schedule in service.config.schedules}:
+            raise HTTPException(409, f"schedule {name!r} is in the service's file, which would bring it back at the "
+                                     "next start: remove it there")
+        if any(run.schedule == name and run.status in ("due", "running") for run in service.store.runs()):
+            raise HTTPException(409, f"a run of schedule {name!r} is in play: delete the schedule once it ends")
+        service.store.delete_schedule(name)
+        service.notify()
+        return Response(status_code=204)
+
     async def run_now(request: Request) -> Response:
         require_organiser(service, request)
         name = request.path_params["name"]
@@ -389,6 +403,7 @@ def routes(service: Service) -> list[Route]:
         Route("/api/bots/{name}/disqualify", disqualify, methods=["POST"]),
         Route("/api/freeze", freeze, methods=["POST"]),
         Route("/api/schedules", create_schedule, methods=["POST"]),
+        Route("/api/schedules/{name}", delete_schedule, methods=["DELETE"]),
         Route("/api/schedules/{name}/run", run_now, methods=["POST"]),
         Route("/api/tournaments", tournaments),
         Route("/api/ladder", ladder),

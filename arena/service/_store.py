@@ -170,6 +170,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         "ALTER TABLE versions ADD COLUMN unpacked_bytes INTEGER",  # their total size; NULL before
         "CREATE INDEX versions_by_time ON versions (created_at)",
     )),
+    Migration("0006_schedule_deletion", (
+        "ALTER TABLE schedules ADD COLUMN deleted_at TEXT",  # an organiser deleted it; its past runs stay
+    )),
 )
 """The service's schema, oldest first (never edit one that shipped: add another)."""
 
@@ -778,18 +781,27 @@ class ServiceStore:
 
     def ensure_schedule(self, name: str, cron: str, settings: Mapping[str, Any]) -> ScheduleRecord:
         """Add a schedule (its first firing is the first after now), or update an existing one's
-        expression and settings, keeping what it already fired."""
+        expression and settings, keeping what it already fired; a deleted one comes back, firing from now."""
         with self._write(f"storing schedule {name}") as connection:
             connection.execute(
                 "INSERT INTO schedules (name, cron, settings, last_due, created_at) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT (name) DO UPDATE SET cron = excluded.cron, settings = excluded.settings",
+                "ON CONFLICT (name) DO UPDATE SET cron = excluded.cron, settings = excluded.settings, "
+                "last_due = CASE WHEN deleted_at IS NULL THEN last_due ELSE excluded.last_due END, deleted_at = NULL",
                 (name, cron, json.dumps(dict(settings), sort_keys=True), self.now(), self.now()))
         found = [schedule for schedule in self.schedules() if schedule.name == name]
         return found[0]
 
     def schedules(self) -> list[ScheduleRecord]:
+        """The schedules in force (not deleted), by name."""
         return [ScheduleRecord(row["name"], row["cron"], json.loads(row["settings"]), row["last_due"],
-                               row["created_at"]) for row in self._read("SELECT * FROM schedules ORDER BY name")]
+                               row["created_at"])
+                for row in self._read("SELECT * FROM schedules WHERE deleted_at IS NULL ORDER BY name")]
+
+    def delete_schedule(self, name: str) -> None:
+        """Stop a schedule from firing; its past runs and their results stay."""
+        with self._write(f"deleting schedule {name}") as connection:
+            connection.execute("UPDATE schedules SET deleted_at = ? WHERE name = ? AND deleted_at IS NULL",
+                               (self.now(), name))
 
     def claim_firing(self, schedule: str, due_at: str, *, name: str) -> RunRecord | None:
         """Record the firing of `schedule` due at `due_at`, once: None if it was already claimed, or

@@ -159,3 +159,34 @@ async def test_a_failed_runs_message_shows_no_server_path_to_visitors(tmp_path: 
         signed = await client.get("/api/tournaments", headers=bearer(organiser))
         assert signed.json()["runs"][0]["message"] == f"TournamentConfigError: {where}:7: table_size: 3"
     service.store.close()
+
+
+async def test_an_organiser_deletes_a_schedule_and_its_past_runs_stay(tmp_path: Path) -> None:
+    nightly = ScheduleConfig("nightly", "0 2 * * *")
+    config = ServiceConfig(data=tmp_path / "data", isolation=Isolation.NONE, schedules=(nightly,))
+    service = open_service(config)
+    service.store.ensure_schedule(nightly.name, nightly.cron, nightly.settings())  # as the scheduler does at start
+    organiser, alice = (bearer(service.store.create_token(who, organiser=who == "org")) for who in ("org", "alice"))
+    transport = httpx.ASGITransport(app=build_app(service))
+    async with httpx.AsyncClient(transport=transport, base_url="http://arena") as client:
+        made = await client.post("/api/schedules", headers=organiser, json={"name": "weekly", "cron": "0 3 * * 1"})
+        assert made.status_code == 201, made.text
+        run = service.store.claim_firing("weekly", "2030-01-07T03:00:00+00:00", name="weekly-20300107T0300")
+        assert run is not None
+        assert (await client.delete("/api/schedules/weekly", headers=alice)).status_code == 403
+        in_play = await client.delete("/api/schedules/weekly", headers=organiser)
+        assert in_play.status_code == 409 and "in play" in in_play.json()["error"]
+        service.store.finish_run(run.id, status="finished")
+        assert (await client.delete("/api/schedules/weekly", headers=organiser)).status_code == 204
+        listed = (await client.get("/api/tournaments")).json()
+        assert [schedule["name"] for schedule in listed["schedules"]] == ["nightly"]
+        assert [past["name"] for past in listed["runs"]] == ["weekly-20300107T0300"]  # its results stay
+        assert (await client.delete("/api/schedules/weekly", headers=organiser)).status_code == 404
+        in_file = await client.delete("/api/schedules/nightly", headers=organiser)
+        assert in_file.status_code == 409 and "service's file" in in_file.json()["error"]
+        cookie = {"Cookie": f"seka_token={organiser['Authorization'].split()[1]}"}
+        assert (await client.delete("/api/schedules/nightly", headers=cookie)).status_code == 403  # no Origin
+        again = await client.post("/api/schedules", headers=organiser, json={"name": "weekly", "cron": "0 4 * * 1"})
+        assert again.status_code == 201 and again.json()["cron"] == "0 4 * * 1"
+        assert [schedule.name for schedule in service.store.schedules()] == ["nightly", "weekly"]
+    service.store.close()
