@@ -154,20 +154,26 @@ def describe_exit(returncode: int, *, sandboxed: bool = False) -> str:
     return f"exit status {returncode}"
 
 
-def _group_members(group: int) -> list[int]:
-    """The processes of a process group (from /proc: Linux has no call that lists them)."""
-    members = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
+def _descendants(pid: int) -> list[int]:
+    """The processes `pid` started, theirs, and so on (from /proc/PID/task/TID/children: a few small
+    reads, where scanning all of /proc for a process group's members took 4 ms for 135 processes)."""
+    found: list[int] = []
+    parents = [pid]
+    while parents:
+        parent = parents.pop()
         try:
-            with open(f"/proc/{entry.name}/stat", "rb") as stat_file:
-                fields = stat_file.read().rpartition(b")")[2].split()
+            tasks = os.listdir(f"/proc/{parent}/task")
         except OSError:  # ended meanwhile
             continue
-        if len(fields) > 2 and int(fields[2]) == group:  # state, ppid, pgrp
-            members.append(int(entry.name))
-    return members
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children", "rb") as children:
+                    started = [int(child) for child in children.read().split()]
+            except OSError:
+                continue
+            found += started
+            parents += started
+    return found
 
 
 class _StderrExcerpt:
@@ -510,12 +516,11 @@ class BotProcess:
         if self.isolation is not Isolation.SANDBOX:
             self.kill_group(signal.SIGTERM)
             return
-        for pid in _group_members(self.pid):
-            if pid != self.pid:
-                try:
-                    os.kill(pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
+        for pid in _descendants(self.pid):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
 
     async def stop(self, *, grace: float = 1.0) -> int:
         """SIGTERM the group, wait `grace` seconds, then SIGKILL it; always reaps the bot.
