@@ -18,6 +18,7 @@ Clients connect to loopback only, are bounded in number and each window in time.
 from __future__ import annotations
 
 import io
+import json
 import math
 import os
 import random
@@ -34,7 +35,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import httpx
 import trio
 
 from arena.engine import GEORGIAN
@@ -52,6 +52,7 @@ _BROWSERS = 32
 _PAGES = ("/", "/api/leaderboard", "/bots", "/bots/call", "/api/ladder", "/tournaments")
 _REQUEST_SECONDS = 30.0
 _LISTENING = re.compile(rb"listening on (http://\S+) ")
+_CONTENT_LENGTH = re.compile(rb"(?im)^content-length:\s*(\d+)")
 
 
 def _archive(name: str) -> bytes:
@@ -135,25 +136,88 @@ async def serving(folder: Path, *, ladder: bool) -> AsyncIterator[str]:
                 await process.wait()
 
 
-async def _first_fit(client: httpx.AsyncClient) -> None:
+class Browser:
+    """Keep-alive HTTP/1.1 GETs to the server over one connection at a time (another when the server
+    closed an idle one): a few lines of trio instead of a full client, so that the clients' own CPU
+    weighs as little as it can on the ladder measured beside them."""
+
+    def __init__(self, url: str) -> None:
+        self.host, _, port = url.removeprefix("http://").rstrip("/").rpartition(":")
+        self.port = int(port)
+        self.stream: trio.SocketStream | None = None
+        self.buffer = b""
+
+    async def get(self, path: str) -> bytes:
+        """The body of `path`; RuntimeError unless the status is 200."""
+        with trio.fail_after(_REQUEST_SECONDS):
+            for attempt in range(2):
+                if self.stream is None:
+                    self.stream, self.buffer = await trio.open_tcp_stream(self.host, self.port), b""
+                try:
+                    return await self._get(self.stream, path)
+                except (trio.BrokenResourceError, EOFError):  # closed while idle: GET again, once
+                    await self.aclose()
+                    if attempt:
+                        raise
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        stream, self.stream = self.stream, None
+        if stream is not None:
+            await stream.aclose()
+
+    async def _get(self, stream: trio.SocketStream, path: str) -> bytes:
+        await stream.send_all(f"GET {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n\r\n".encode())
+        while b"\r\n\r\n" not in self.buffer:
+            await self._receive(stream)
+        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
+        found = _CONTENT_LENGTH.search(head)
+        if found is None:
+            raise RuntimeError(f"GET {path}: no Content-Length in {head[:200]!r}")
+        length = int(found.group(1))
+        while len(self.buffer) < length:
+            await self._receive(stream)
+        body, self.buffer = self.buffer[:length], self.buffer[length:]
+        if not head.startswith(b"HTTP/1.1 200 "):
+            raise RuntimeError(f"GET {path}: {head.splitlines()[0]!r}")
+        return body
+
+    async def _receive(self, stream: trio.SocketStream) -> None:
+        data = await stream.receive_some(1 << 16)
+        if not data:
+            raise EOFError("the server closed the connection")
+        self.buffer += data
+
+
+@asynccontextmanager
+async def browsing(url: str, count: int) -> AsyncIterator[list[Browser]]:
+    """`count` browsers of `url`, closed afterwards."""
+    browsers = [Browser(url) for _ in range(count)]
+    try:
+        yield browsers
+    finally:
+        for browser in browsers:
+            await browser.aclose()
+
+
+async def _first_fit(browser: Browser) -> None:
     with trio.fail_after(1200):  # the first fit of 10^5 sessions on a busy machine
-        while not any(row["rating"] is not None for row in (await client.get("/api/leaderboard")).json()):
+        while not any(row["rating"] is not None for row in json.loads(await browser.get("/api/leaderboard"))):
             await trio.sleep(1.0)
 
 
 async def leaderboard_latencies(url: str, *, requests: int) -> list[float]:
     """Seconds per request of `_BOARD_CLIENTS` clients getting the leaderboard page and JSON in turn."""
     latencies: list[float] = []
-    async with httpx.AsyncClient(base_url=url, timeout=_REQUEST_SECONDS) as probe:
+    async with browsing(url, 1) as [probe]:
         await _first_fit(probe)
 
     async def client() -> None:
-        async with httpx.AsyncClient(base_url=url, timeout=_REQUEST_SECONDS) as session:
+        async with browsing(url, 1) as [browser]:
             for index in range(requests):
                 began = time.perf_counter()
-                response = await session.get("/" if index % 2 == 0 else "/api/leaderboard")
+                await browser.get("/" if index % 2 == 0 else "/api/leaderboard")
                 latencies.append(time.perf_counter() - began)
-                response.raise_for_status()
 
     async with trio.open_nursery() as nursery:
         for _ in range(_BOARD_CLIENTS):
@@ -161,8 +225,8 @@ async def leaderboard_latencies(url: str, *, requests: int) -> list[float]:
     return latencies
 
 
-async def _finished(client: httpx.AsyncClient) -> int:
-    return int((await client.get("/api/ladder")).json()["finished_sessions"])
+async def _finished(browser: Browser) -> int:
+    return int(json.loads(await browser.get("/api/ladder"))["finished_sessions"])
 
 
 async def ladder_rates(url: str, *, rounds: int, window: float) -> tuple[list[float], list[float], int]:
@@ -171,34 +235,31 @@ async def ladder_rates(url: str, *, rounds: int, window: float) -> tuple[list[fl
     idle: list[float] = []
     loaded: list[float] = []
     answered = 0
-    async with httpx.AsyncClient(base_url=url, timeout=_REQUEST_SECONDS) as probe:
+    async with browsing(url, 1 + _BROWSERS) as [probe, *browsers]:
         start = await _finished(probe)
         with trio.fail_after(600):  # the ladder's first blocks: its bots started, its pace set
             while await _finished(probe) < start + 4:
                 await trio.sleep(0.5)
 
-        async def window_rate(browsers: int) -> float:
+        async def browse(browser: Browser, seed: int) -> None:
             nonlocal answered
+            rng = random.Random(seed)
+            while True:
+                await browser.get(rng.choice(_PAGES))
+                answered += 1
+
+        async def window_rate(browsing: bool) -> float:
             before, began = await _finished(probe), time.perf_counter()
-
-            async def browse(seed: int) -> None:
-                nonlocal answered
-                rng = random.Random(seed)
-                async with httpx.AsyncClient(base_url=url, timeout=_REQUEST_SECONDS) as session:
-                    while True:
-                        (await session.get(rng.choice(_PAGES))).raise_for_status()
-                        answered += 1
-
             with trio.move_on_after(window):
                 async with trio.open_nursery() as nursery:
-                    for index in range(browsers):
-                        nursery.start_soon(browse, index)
+                    for index, browser in enumerate(browsers if browsing else []):
+                        nursery.start_soon(browse, browser, index)
                     await trio.sleep_forever()
             return (await _finished(probe) - before) / (time.perf_counter() - began) * 60
 
         for _ in range(rounds):
-            idle.append(await window_rate(0))
-            loaded.append(await window_rate(_BROWSERS))
+            idle.append(await window_rate(False))
+            loaded.append(await window_rate(True))
     return idle, loaded, answered
 
 
