@@ -233,7 +233,7 @@ class Board:
                     began = trio.current_time()
                     try:
                         await self.refresh()
-                    except (StorageError, OSError, ValueError) as error:  # logged once; tried again later
+                    except (StorageError, OSError, ValueError, trio.TooSlowError) as error:  # logged once; tried later
                         self._log_once(f"the leaderboard's fit failed: {error}")
                     next_at = began + max(_MIN_INTERVAL, _DUTY * (trio.current_time() - began))
                     continue
