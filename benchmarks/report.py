@@ -45,7 +45,7 @@ table: {pots: 8}
 table_size: 2
 sessions_per_table: %d
 duplicate: true
-seed: report-bench-secret
+seed: ad63506d36646f3452debdc1fa9d4da1
 """
 
 

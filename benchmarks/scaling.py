@@ -18,8 +18,8 @@ from .common import Sizes
 
 def scaling_config(bots: int) -> Any:
     participants = ", ".join(f'{{name: b{index:02d}, address: "127.0.0.1:{20000 + index}"}}' for index in range(bots))
-    return parse_config(f"name: scale\nparticipants: [{participants}]\nseed: bench\nsessions_per_table: 1\n"
-                        "duplicate: true\n")
+    return parse_config(f"name: scale\nparticipants: [{participants}]\nseed: 1b32c28cb38c05480eccc1bd60ff9702\n"
+                        "sessions_per_table: 1\nduplicate: true\n")
 
 
 def synthetic_outcomes(planned: Sequence[Any], seed: int = 2026) -> list[SessionOutcome]:

@@ -33,7 +33,8 @@ def tournament_yaml(bots: int, *, concurrency: int = 4) -> str:
     participants = "\n".join(f"  - name: {name}\n    command: python3 {SAMPLE_BOTS / line}\n    cwd: {REPO}"
                              for name, line in _TOURNAMENT_BOTS[:bots])
     return (f"name: bench\nparticipants:\n{participants}\nprofile: georgian\ntable_size: 2\nformat: round_robin\n"
-            f"sessions_per_table: 1\nduplicate: true\nseed: bench\nconcurrency: {concurrency}\n"
+            f"sessions_per_table: 1\nduplicate: true\nseed: 1b32c28cb38c05480eccc1bd60ff9702\n"
+            f"concurrency: {concurrency}\n"
             "limits:\n  decision_ms: 5000\n  start_ms: 30000\nisolation: none\nrestart_crashed: true\n")
 
 
@@ -42,7 +43,7 @@ def demo_yaml(*, bot_processes: str, blocks: int) -> str:
     fixed seed so both runs play the same deals, run from anywhere, and `bot_processes` set."""
     text = DEMO.read_text().replace("cwd: ..", f"cwd: {REPO}").replace("name: demo", f"name: demo-{bot_processes}")
     text = text.replace("sessions_per_table: 4", f"sessions_per_table: {blocks}")
-    return text + f"seed: bench-demo\nbot_processes: {bot_processes}\n"
+    return text + f"seed: d876a00582049324dab8b3e4922510a9\nbot_processes: {bot_processes}\n"
 
 
 def _cpu(who: int) -> float:

@@ -73,6 +73,14 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        "0003_session_key",
+        (
+            # The key of the session ids bots are told (HMAC), random per tournament: not the secret, which a
+            # bot could search for through them if it were weak. Files from before get one when next opened.
+            "ALTER TABLE tournament ADD COLUMN session_key TEXT",
+        ),
+    ),
 )
 """The schema, oldest first."""
 

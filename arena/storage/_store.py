@@ -24,6 +24,7 @@ import enum
 import hashlib
 import json
 import os
+import secrets
 import sqlite3
 import threading
 import time
@@ -85,6 +86,9 @@ class TournamentRecord:
     secret_revealed: bool
     created_at: str
     finished_at: str | None
+    session_key: str | None = field(default=None, repr=False)
+    """The key of the session ids bots are told (`arena.match.public_session_id`): random, drawn when the
+    tournament is stored, never revealed (kept out of repr); None only in a file from before it was kept."""
 
     @property
     def public_secret(self) -> str | None:
@@ -267,9 +271,10 @@ class Store:
                         may_change: Collection[str] = ()) -> TournamentRecord:
         """Record the tournament before its first session, or check a resumed one against the record.
 
-        On a fresh file this stores everything given. On a file that already holds the tournament
-        nothing is written: the stored record is returned, and its `secret` is the one to use
-        (a resumed run that drew a new random seed must switch to the stored one).
+        On a fresh file this stores everything given, and draws the tournament's `session_key`. On a
+        file that already holds the tournament nothing is written (but a session key, if the file
+        predates them): the stored record is returned, and its `secret` is the one to use (a resumed
+        run that drew a new random seed must switch to the stored one).
 
         Args:
             definition: the YAML text; a resume matches when it means the same (comments and
@@ -287,9 +292,9 @@ class Store:
             row = connection.execute("SELECT name, definition FROM tournament WHERE id = 1").fetchone()
             if row is None:
                 connection.execute(
-                    "INSERT INTO tournament (id, name, definition, commitment, secret, created_at) "
-                    "VALUES (1, ?, ?, ?, ?, ?)",
-                    (name, definition, commitment, secret, _iso(self._clock())),
+                    "INSERT INTO tournament (id, name, definition, commitment, secret, created_at, session_key) "
+                    "VALUES (1, ?, ?, ?, ?, ?, ?)",
+                    (name, definition, commitment, secret, _iso(self._clock()), secrets.token_hex(32)),
                 )
             else:
                 stored_name, stored_definition = row
@@ -304,6 +309,8 @@ class Store:
                         f"(changed: {', '.join(changed)}); restore the original file to resume, "
                         "or use another results file to start afresh"
                     )
+                connection.execute("UPDATE tournament SET session_key = ? WHERE id = 1 AND session_key IS NULL",
+                                   (secrets.token_hex(32),))
         record = self.tournament()
         assert record is not None
         return record
@@ -322,6 +329,7 @@ class Store:
             secret_revealed=bool(row["secret_revealed"]),
             created_at=row["created_at"],
             finished_at=row["finished_at"],
+            session_key=row["session_key"],
         )
 
     def reveal_secret(self, *, force: bool = False) -> str:

@@ -58,6 +58,7 @@ from ._config import (
 from ._errors import ConfigProblem, TournamentConfigError
 from ._machine import MachineError, draw_secret, resolve_address, resolve_command, resolve_folder
 from ._schedule import Format
+from ._secret import secret_problem
 
 _T = TypeVar("_T")
 
@@ -115,7 +116,6 @@ def parse_config(
     ... participants:
     ...   - {name: a, address: "localhost:5001"}
     ...   - {name: b, address: "unix:/tmp/b.sock"}
-    ... seed: abc
     ... ''')
     >>> config.names, config.table_size, config.sessions_per_table, config.rules.pots_per_session
     (('a', 'b'), 2, 1, 8)
@@ -454,11 +454,13 @@ def _read_executor(reader: ConfigReader, node: yaml.Node, *, base_dir: Path) -> 
 
 
 def _read_seed(reader: ConfigReader, node: yaml.Node) -> Any:
+    # A secret that can be guessed gives a bot every card (the steps from secret to deals are public).
     value = reader.scalar(node)
     if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+        value = str(value)
     if isinstance(value, str) and value:
-        return value
+        weak = secret_problem(value)
+        return value if weak is None else reader.report(_line(node), "seed", weak)
     return reader.report(_line(node), "seed",
                          f"must be a non-empty string (or leave it out to draw a secret one), not {reader.show(node)}")
 

@@ -211,6 +211,9 @@ class TournamentRunner:
                 record = self.store.init_tournament(name=config.name, definition=config.source, secret=config.seed,
                                                     commitment=commitment(config.seed), may_change=RESULT_NEUTRAL)
                 self.commitment = record.commitment
+                assert record.session_key is not None  # drawn by init_tournament
+                self.session_key = record.session_key
+                """The key of the session ids bots are told: random, stored with the results, never the secret."""
                 self.config = config.with_seed(record.secret)
                 self.plan: Plan = plan(self.config)  # lazy: a session is computed when it is stored or played
                 self.store.record_plan([self.plan[-1]], total=len(self.plan))  # the rest is stored as play reaches it
@@ -355,8 +358,9 @@ class TournamentRunner:
     def job(self, record: SessionRecord, *, last_of_block: bool = False) -> SessionJob:
         """The session `record` as a job for an executor (`last_of_block`: see `SessionJob`)."""
         return SessionJob(session_id=record.id, seed=record.seed,
-                          # Keyed by the secret, so nothing a bot is told names its block or its seed.
-                          public_id=public_session_id(self.config.seed, record.id), rules=self.config.rules,
+                          # Keyed by the run's random key (not the secret, which a bot could search for through
+                          # the ids if it were weak): nothing a bot is told names its block or its seed.
+                          public_id=public_session_id(self.session_key, record.id), rules=self.config.rules,
                           bots=tuple(self._spec_for(name) for name in record.table), last_of_block=last_of_block)
 
     def history_path(self, record: SessionRecord) -> Path:

@@ -145,7 +145,6 @@ def tables(config: TournamentConfig) -> list[tuple[str, ...]]:
     ... participants: [{name: a, address: "h:1"}, {name: b, address: "h:2"}, {name: c, address: "h:3"}]
     ... format: gauntlet
     ... challenger: c
-    ... seed: x
     ... ''')
     >>> tables(config)
     [('c', 'a'), ('c', 'b')]
@@ -173,7 +172,6 @@ def plan(config: TournamentConfig) -> Plan:
     >>> config = parse_config('''
     ... name: t
     ... participants: [{name: a, address: "h:1"}, {name: b, address: "h:2"}, {name: c, address: "h:3"}]
-    ... seed: x
     ... ''')
     >>> [(s.id, s.table, s.block, s.mirror) for s in plan(config)][:3]
     [('s0001', ('a', 'b'), 'b0001', 0), ('s0002', ('b', 'a'), 'b0001', 1), ('s0003', ('a', 'c'), 'b0002', 0)]

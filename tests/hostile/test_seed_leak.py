@@ -1,4 +1,5 @@
-"""A bot must not learn the deal from the session id it is told (issue 17.1), nor from a typed seed (issue 23.3).
+"""A bot must not learn the deal from the session id it is told (issue 17.1), nor from a typed seed or a
+weak tournament secret (issue 23.3).
 
 `seed_guesser.py` tries the id, and every part of it, as the deal seed with the public shuffle;
 when `play` told bots `play-<seed>` it knew every hand at the table, at every isolation level.
@@ -8,12 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena.cli import main
+from arena.tournament import TournamentRunner, load_config
 
 from ..match._support import SAMPLE_BOTS
 from ._support import HOSTILE, reports
@@ -81,3 +84,34 @@ def test_a_bot_cannot_find_a_typed_sprt_seed_from_its_cards(tmp_path: Path,
         assert guesses, f"the finder was never asked to act in {session}"
         assert _right_predictions(guesses, folder / "histories" / f"{session}.jsonl") <= 1
         assert main(["replay", "--quiet", str(folder / "histories" / f"{session}.jsonl")]) == 0
+
+
+WEAK_SECRET = """\
+name: weak
+participants:
+  - {name: searcher, command: '%(python)s %(bots)s/secret_searcher.py --names searcher,call'}
+  - {name: call, command: %(python)s %(sample)s/call_bot.py}
+table_size: 2
+sessions_per_table: 2
+duplicate: true
+concurrency: 1
+isolation: none
+"""
+
+
+async def test_a_bot_cannot_find_a_weak_tournament_secret_through_its_session_ids(tmp_path: Path) -> None:
+    # A tournament file may no longer hold a weak secret (refused at load), but a results folder of an
+    # earlier version resumes with the one it stored: `seed: 42` here. On 904e8eb the ids bots were told
+    # were keyed by it, and the searcher found it, and from it every deal.
+    path = tmp_path / "weak.yaml"
+    path.write_text(WEAK_SECRET % {"python": sys.executable, "bots": HOSTILE, "sample": SAMPLE_BOTS})
+    runner = TournamentRunner(load_config(path).with_seed("42"), out=tmp_path / "out")
+    try:
+        assert await runner.run()
+    finally:
+        runner.close()
+    results = tmp_path / "out" / "results" / "weak"
+    for session in ("s0001", "s0002", "s0003", "s0004"):
+        guesses = reports(results / "logs" / session, "searcher", "guess")
+        assert guesses, f"the searcher was never asked to act in {session}"
+        assert _right_predictions(guesses, results / "histories" / f"{session}.jsonl") <= 1, session

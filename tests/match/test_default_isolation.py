@@ -73,7 +73,7 @@ participants:
   - {name: minimal, command: python3 sample_bots/minimal_bot.py, cwd: %(root)s}
 table: {pots: 2}
 sessions_per_table: 1
-seed: default-secret
+seed: 0a9f34c448a4bb29e6f296695654e31d
 concurrency: 2
 """
 

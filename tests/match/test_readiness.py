@@ -87,7 +87,7 @@ participants:
   - {name: call, command: python3 sample_bots/call_bot.py, cwd: %(root)s}
 table: {pots: 2}
 sessions_per_table: 1
-seed: absent-secret
+seed: a675b7726ccf170a15c903685aa75b7b
 concurrency: 2
 limits: {start_ms: 30000}
 isolation: none

@@ -2,8 +2,9 @@
 
 The shuffle is public, so an id that names the session (`s0001`, `play-7`) lets a bot derive the
 deals. Every entry point must send HMAC-SHA256(key, "session|<internal id>")[:16] under a key no bot
-sees: the tournament's secret, or a fresh key per run. The expected ids are computed here from
-that definition, not with the arena's function, so a change of what is sent fails these tests.
+sees: a random key stored with a tournament's results (not its secret), or a fresh key per run. The
+expected ids are computed here from that definition, not with the arena's function, so a change of
+what is sent fails these tests.
 """
 
 from __future__ import annotations
@@ -85,19 +86,24 @@ table: {pots: 2}
 table_size: 2
 sessions_per_table: 1
 duplicate: true
-seed: ids-secret
+seed: b2ab1619cf52016c5268679961a77867
 concurrency: 1
 isolation: none
 """
 
 
-def test_a_tournament_tells_the_bots_an_hmac_of_the_session_under_its_secret(tmp_path: Path) -> None:
+def test_a_tournament_tells_the_bots_an_hmac_of_the_session_under_its_stored_random_key(tmp_path: Path) -> None:
     record = tmp_path / "record.txt"
     definition = tmp_path / "ids.yaml"
     definition.write_text(TOURNAMENT % {"python": sys.executable, "bots": BOTS, "record": record, "root": ROOT})
     assert main(["run", str(definition), "--out", str(tmp_path / "out")]) == 0
     seen = ids_in(record)
-    assert seen["Hello"] == {told("ids-secret", "s0001"), told("ids-secret", "s0002")}
+    with Store.open(tmp_path / "out" / "results" / "ids" / "tournament.sqlite") as store:
+        tournament = store.tournament()
+        assert tournament is not None and tournament.session_key is not None
+        key = tournament.session_key
+    assert re.fullmatch(r"[0-9a-f]{64}", key)  # 256 random bits, not the secret
+    assert seen["Hello"] == {told(key, "s0001"), told(key, "s0002")}
     assert set().union(*seen.values()) == seen["Hello"]
     with Store.open(tmp_path / "out" / "results" / "ids" / "tournament.sqlite") as store:
         # What the bot called itself is kept for information; its results are under the participant's name.

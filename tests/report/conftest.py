@@ -22,7 +22,7 @@ table: {pots: 3}
 table_size: 2
 sessions_per_table: 1
 duplicate: true
-seed: report-secret
+seed: 726f09f322d6f48a5354ba0156de2e84
 concurrency: 2
 """
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from arena.storage import MIGRATIONS, Migration, StorageError, Store, apply_migrations
+from arena.tournament import commitment
 
 
 def now() -> str:
@@ -81,7 +83,25 @@ def test_a_results_file_of_the_first_schema_gains_the_fault_reasons_and_keeps_it
                        "'{\"a\":\"1\",\"b\":\"-1\"}', '[\"a\"]', '{\"b\":{\"timeout\":1}}', 'then')")
     connection.close()
     with Store.open(path) as store:
-        assert store.applied_migrations() == ["0001_tournament_and_sessions", "0002_fault_reasons"]
+        assert store.applied_migrations() == [migration.name for migration in MIGRATIONS]
         (record,) = store.finished_results()
         assert record.faults == {"b": {"timeout": 1}}
         assert store.fault_reasons() == {}  # counts were all a file of the first schema kept
+
+
+def test_a_results_file_from_before_session_keys_gets_a_random_one_when_its_tournament_resumes(tmp_path: Path) -> None:
+    path = tmp_path / "results.db"
+    connection = connect(path)
+    apply_migrations(connection, MIGRATIONS[:2], now=now)
+    secret = "0f" * 16
+    connection.execute("INSERT INTO tournament (id, name, definition, commitment, secret, created_at) "
+                       "VALUES (1, 'old', 'name: old', ?, ?, 'then')", (commitment(secret), secret))
+    connection.close()
+    with Store.open(path) as store:
+        before = store.tournament()
+        assert before is not None and before.session_key is None
+        key = store.init_tournament(name="old", definition="name: old", secret=secret,
+                                    commitment=commitment(secret)).session_key
+        assert key is not None and re.fullmatch(r"[0-9a-f]{64}", key) and secret not in key
+        again = store.init_tournament(name="old", definition="name: old", secret=secret, commitment=commitment(secret))
+        assert again.session_key == key  # kept: a resumed run tells the bots the same ids

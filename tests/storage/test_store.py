@@ -23,13 +23,14 @@ from .._tmpfs import remount, tmpfs
 
 REPO = Path(__file__).resolve().parents[2]
 
+SECRET = "1ec1c26b50d5d3c58d9583181af80766"
 DEFINITION = """\
 name: stored
 participants:
   - {name: a, address: "h:1"}
   - {name: b, address: "h:2"}
   - {name: c, address: "h:3"}
-seed: s3cret
+seed: 1ec1c26b50d5d3c58d9583181af80766
 """
 
 
@@ -50,17 +51,18 @@ def test_the_tournament_record_and_idempotent_reopen(tmp_path: Path) -> None:
     store = opened(tmp_path)
     record = store.tournament()
     assert record is not None
-    assert (record.name, record.definition, record.commitment) == ("stored", DEFINITION, commitment("s3cret"))
-    assert (record.secret, record.secret_revealed, record.public_secret) == ("s3cret", False, None)
-    assert "s3cret" not in repr(record)
+    assert (record.name, record.definition, record.commitment) == ("stored", DEFINITION, commitment(SECRET))
+    assert (record.secret, record.secret_revealed, record.public_secret) == (SECRET, False, None)
+    assert SECRET not in repr(record)
     assert record.created_at == "2023-11-14T22:13:20.000+00:00" and record.finished_at is None
     store.close()
 
     # A resumed run with a freshly drawn seed gets the stored secret back; layout changes are fine.
     again = Store.open(tmp_path / "results" / "stored.db")
-    relaid = "# same tournament, new comments\n" + DEFINITION.replace("seed: s3cret\n", "seed:   s3cret   # kept\n")
+    relaid = "# same tournament, new comments\n" + DEFINITION.replace(f"seed: {SECRET}\n",
+                                                                      f"seed:   {SECRET}   # kept\n")
     resumed = again.init_tournament(name="stored", definition=relaid, secret="other", commitment=commitment("other"))
-    assert resumed.secret == "s3cret" and resumed.definition == DEFINITION
+    assert resumed.secret == SECRET and resumed.definition == DEFINITION
     again.record_plan(plan(parse_config(DEFINITION)))  # the same plan again: nothing changes
     assert len(again.sessions()) == 6
     again.close()
@@ -70,18 +72,18 @@ def test_a_changed_definition_or_plan_is_refused(tmp_path: Path) -> None:
     store = opened(tmp_path)
     with pytest.raises(DefinitionMismatchError, match=r"another definition \(changed: participants, table_size\)"):
         store.init_tournament(name="stored", definition=DEFINITION.replace('  - {name: c, address: "h:3"}\n', "")
-                              + "table_size: 2\n", secret="s3cret", commitment=commitment("s3cret"))
+                              + "table_size: 2\n", secret=SECRET, commitment=commitment(SECRET))
     with pytest.raises(DefinitionMismatchError, match="holds tournament 'stored', not 'other'"):
-        store.init_tournament(name="other", definition=DEFINITION, secret="s3cret", commitment=commitment("s3cret"))
+        store.init_tournament(name="other", definition=DEFINITION, secret=SECRET, commitment=commitment(SECRET))
     with pytest.raises(DefinitionMismatchError, match="another plan \\(first difference: s0001\\)"):
-        store.record_plan(plan(parse_config(DEFINITION.replace("s3cret", "changed"))))
+        store.record_plan(plan(parse_config(DEFINITION.replace(SECRET, "d67e2e944994496c8d8ec76eed0cf9f0"))))
     with pytest.raises(StorageError, match="commitment is not the SHA-256"):
-        store.init_tournament(name="stored", definition=DEFINITION, secret="s3cret", commitment="0" * 64)
+        store.init_tournament(name="stored", definition=DEFINITION, secret=SECRET, commitment="0" * 64)
 
 
 def test_a_plan_stored_in_parts_is_checked_part_by_part(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "parts.db", clock=fake_clock)
-    store.init_tournament(name="stored", definition=DEFINITION, secret="s3cret", commitment=commitment("s3cret"))
+    store.init_tournament(name="stored", definition=DEFINITION, secret=SECRET, commitment=commitment(SECRET))
     planned = plan(parse_config(DEFINITION))
     store.record_plan([planned[-1]], total=6)  # the last session first, as the runner does
     store.record_plan(planned[0:2], total=6)
@@ -91,7 +93,7 @@ def test_a_plan_stored_in_parts_is_checked_part_by_part(tmp_path: Path) -> None:
     with pytest.raises(DefinitionMismatchError,
                        match=r"another plan \(first difference: the count \(6 stored, 8 now\)\)"):
         store.record_plan(planned[2:4], total=8)
-    other = plan(parse_config(DEFINITION.replace("s3cret", "changed")))
+    other = plan(parse_config(DEFINITION.replace(SECRET, "d67e2e944994496c8d8ec76eed0cf9f0")))
     with pytest.raises(DefinitionMismatchError, match=r"another plan \(first difference: s0002\)"):
         store.record_plan(other[1:3], total=6)
     assert [session.id for session in store.sessions()] == ["s0001", "s0002", "s0006"]  # nothing of it stored
@@ -202,15 +204,15 @@ def test_the_secret_is_revealed_only_at_the_end(tmp_path: Path) -> None:
     for session in store.unfinished():
         a, b = session.table
         store.record_result(session.id, {a: 2, b: -2}, [a])
-    assert store.reveal_secret() == "s3cret"
+    assert store.reveal_secret() == SECRET
     record = store.tournament()
-    assert record is not None and record.secret_revealed and record.public_secret == "s3cret"
+    assert record is not None and record.secret_revealed and record.public_secret == SECRET
     assert record.finished_at == "2023-11-14T22:13:20.000+00:00"
 
 
 def test_an_abandoned_tournament_can_be_revealed_by_force(tmp_path: Path) -> None:
     store = opened(tmp_path)
-    assert store.reveal_secret(force=True) == "s3cret"
+    assert store.reveal_secret(force=True) == SECRET
 
 
 def test_the_file_uses_write_ahead_logging(tmp_path: Path) -> None:
@@ -229,7 +231,7 @@ from arena.tournament import commitment, parse_config, plan
 names = ["bot%d" % i for i in range(12)]
 definition = "name: killed\\nparticipants:\\n" + "".join(
     "  - {name: %s, address: 'h:%d'}\\n" % (name, 1000 + i) for i, name in enumerate(names)
-) + "sessions_per_table: 10\\nseed: k\\n"
+) + "sessions_per_table: 10\\nseed: 8254c329a92850f6d539dd376f4816ee\\n"
 config = parse_config(definition)
 store = Store.open(sys.argv[1])
 store.init_tournament(name="killed", definition=definition, secret="k", commitment=commitment("k"))

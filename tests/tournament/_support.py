@@ -14,7 +14,7 @@ from arena.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SEKA_ARENA = Path(sys.executable).parent / "seka-arena"
-SECRET = "folder-secret"
+SECRET = "5477080635db037329b74afb07035ec4"
 
 TOURNAMENT = """\
 name: small

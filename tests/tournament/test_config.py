@@ -32,7 +32,7 @@ participants:
     address: "localhost:5001"
   - name: beta
     address: "unix:/tmp/beta.sock"
-seed: fixed
+seed: 992a93455c71fedd36ac9bbc439952c0
 """
 
 
@@ -210,7 +210,7 @@ def test_wrong_shapes_and_missing_sections(tmp_path: Path) -> None:
     assert problems(tmp_path, "- just\n- a list\n") == [
         "F:1: (top level): must be a mapping of tournament settings, not a list",
     ]
-    assert problems(tmp_path, "seed: 3\n") == [
+    assert problems(tmp_path, "concurrency: 3\n") == [
         "F:1: name: required: the tournament's name",
         "F:1: participants: required: a list of at least two bots",
     ]
@@ -275,7 +275,7 @@ def test_defaults() -> None:
     assert config.format is Format.ROUND_ROBIN
     assert config.challenger is None
     assert (config.sessions_per_table, config.duplicate) == (1, True)
-    assert (config.seed, config.seed_generated) == ("fixed", False)
+    assert (config.seed, config.seed_generated) == ("992a93455c71fedd36ac9bbc439952c0", False)
     assert config.concurrency is None  # automatic
     assert config.limits == BotLimits(TimeLimit(decision_ms=1000, time_bank_ms=0, start_ms=10000))
     assert config.isolation is None  # the machine decides: sandbox where it can
@@ -313,7 +313,7 @@ format: gauntlet
 challenger: c
 sessions_per_table: 2
 duplicate: true
-seed: 42
+seed: 73475cb40a568e8da8a045ced110137e
 concurrency: 2
 limits: {decision_ms: 200, time_bank_ms: 1000, start_ms: 3000, cpu_seconds: 60, memory_mb: 512, open_files: 64}
 isolation: limits
@@ -328,7 +328,7 @@ restart_crashed: false
         Fraction(1, 2), 1, Fraction(15, 2), 40, 2)
     assert (config.table_size, config.format, config.challenger) == (3, Format.GAUNTLET, "c")
     assert config.sessions_per_table == 2
-    assert (config.seed, config.seed_generated, config.concurrency) == ("42", False, 2)
+    assert (config.seed, config.seed_generated, config.concurrency) == ("73475cb40a568e8da8a045ced110137e", False, 2)
     assert config.isolation is Isolation.LIMITS and config.restart_crashed is False
     defaults = BotLimits(TimeLimit(decision_ms=200, time_bank_ms=1000, start_ms=3000),
                          ProcessLimits(cpu_seconds=60, memory_mb=512, open_files=64))
@@ -355,7 +355,7 @@ def test_commands_default_to_the_folder_the_arena_runs_from(tmp_path: Path, monk
 
 
 def test_a_missing_seed_is_drawn_at_random() -> None:
-    text = GOOD.replace("seed: fixed\n", "")
+    text = GOOD.replace("seed: 992a93455c71fedd36ac9bbc439952c0\n", "")
     first, second = parse_config(text), parse_config(text)
     assert first.seed_generated and second.seed_generated
     assert len(first.seed) == 32 and int(first.seed, 16) >= 0
@@ -515,3 +515,33 @@ def test_the_executor_is_local_or_a_cluster_checked_like_every_other_key() -> No
         parse_config(GOOD + "executor: dask\n")
     with pytest.raises(TournamentConfigError, match="cluster"):
         replace(parse_config(GOOD), cluster="local:99")
+
+
+WEAK_SECRETS = [
+    ("42", "'42' is 2 decimal digits (6 bits)"),
+    ("fixed", "'fixed' is 5 base64 characters (30 bits)"),
+    ("'secret ✓'", "'secret ✓' is not random text: not decimal, hex, base32 or base64"),
+    ("correct-horse-battery-staple-words", "'correct-horse-battery-staple-words' has only lower-case letters"),
+    ("deadbeefdeadbeefdeadbeefdeadbeef", "does not look random (its bytes repeat or follow a pattern)"),
+    ("000102030405060708090a0b0c0d0e0f", "does not look random"),
+    ("123456789012345678901234567890123456789012", "does not look random"),
+    ("1234567890123456789012345678901", "31 decimal digits (102 bits)"),
+]
+RANDOM_SECRETS = [  # drawn once: secrets.token_hex(16), token_urlsafe(24), token_hex(32), b32encode(token_bytes(20))
+    # and randbits(160)
+    "7b455bbfd838d03f1aae331b07e64815", "j5mgdMLhZ2YQQZs9gBqKVE5P4fLOzBd7",
+    "64ca35a101bf2e6b3ccfd081432ada1383b2dd7db50b32d2071369e78a4d0a45", "NU7BXKOIR3LHNI7ECBPZ5QGA5KYZ7LDH",
+    "1089556346975274618737499800262873246714265448868",
+]
+
+
+def test_a_written_secret_is_taken_only_with_128_random_bits_and_refused_at_its_line_with_how_to_write_one(
+        tmp_path: Path) -> None:
+    # Every deal follows from the secret through public steps: a guessable one gives a bot every card.
+    for seed, why in WEAK_SECRETS:
+        (problem,) = problems(tmp_path, GOOD.replace("seed: 992a93455c71fedd36ac9bbc439952c0", f"seed: {seed}"))
+        assert problem.startswith("F:7: seed: a written secret needs at least 128 random bits, and "), problem
+        assert why in problem and "python3 -c 'import secrets; print(secrets.token_hex(16))'" in problem
+        assert "leave `seed:` out" in problem
+    for seed in RANDOM_SECRETS:
+        assert parse_config(GOOD.replace("seed: 992a93455c71fedd36ac9bbc439952c0", f"seed: '{seed}'")).seed == seed

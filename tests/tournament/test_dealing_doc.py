@@ -246,8 +246,7 @@ name: t
 participants: [{name: ann, address: "h:1"}, {name: bob, address: "h:2"}, {name: cy, address: "h:3"}]
 table_size: 3
 sessions_per_table: 2
-seed: "secret ✓"
-""")
+""").with_seed("secret ✓")  # a file may no longer hold a weak secret; a stored one from before still deals
     rng = random.Random(5)
     replays = 0
     for planned in plan(config):

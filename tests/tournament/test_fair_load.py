@@ -29,7 +29,7 @@ table: {pots: 2, max_actions: 12}
 table_size: 3
 sessions_per_table: 3
 duplicate: false
-seed: loaded
+seed: 2cab953f2b3607b36259abeb3703329d
 concurrency: 8
 limits: {decision_ms: 200}
 """
@@ -68,7 +68,7 @@ participants:
   - {name: a, command: python3 sample_bots/call_bot.py, cwd: %(root)s}
   - {name: b, command: python3 sample_bots/call_bot.py, cwd: %(root)s}
 table: {pots: 2}
-seed: small
+seed: 81db8ebbbbc69c6c6ad4a6aa92b76e0c
 """
 
 

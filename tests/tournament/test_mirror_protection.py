@@ -28,7 +28,7 @@ table: {pots: 2}
 table_size: 2
 sessions_per_table: %(sessions)d
 duplicate: %(duplicate)s
-seed: mirror-secret
+seed: f4bea252aacd92715518a0fb45542c3f
 concurrency: 2
 isolation: %(isolation)s
 """

@@ -13,7 +13,7 @@ from arena.tournament import TournamentConfigError, load_config
 def field(count: int) -> str:
     """A tournament of `count` bots that are already running (nothing to start)."""
     bots = "".join(f'  - name: b{index}\n    address: "localhost:{5001 + index}"\n' for index in range(count))
-    return f"name: profiles\nparticipants:\n{bots}seed: fixed\n"
+    return f"name: profiles\nparticipants:\n{bots}seed: 992a93455c71fedd36ac9bbc439952c0\n"
 
 
 def load(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]

@@ -24,9 +24,12 @@ from arena.tournament import (
     tables,
 )
 
+SECRET = "2bb80d537b1da3e38bd30361aa855686"
+TOPS = "a730530cbc1a026ab585ac98758efea6"
+
 
 def config_for(bots: int, table_size: int, *, gauntlet: bool = False, duplicate: bool = True,
-               sessions_per_table: int | None = None, seed: str = "secret") -> TournamentConfig:
+               sessions_per_table: int | None = None, seed: str = SECRET) -> TournamentConfig:
     lines = ["name: t", "participants:"]
     lines += [f"  - {{name: bot{i}, address: 'h:{5000 + i}'}}" for i in range(bots)]
     lines += [f"table_size: {table_size}", f"duplicate: {str(duplicate).lower()}", f"seed: {seed}"]
@@ -132,12 +135,12 @@ def test_without_duplicate_every_session_has_its_own_seed() -> None:
 
 
 def test_seeds_follow_the_documented_formula() -> None:
-    config = config_for(3, 2, sessions_per_table=2, seed="tops3cret")
+    config = config_for(3, 2, sessions_per_table=2, seed=TOPS)
     sessions = plan(config)
     first_table = ("bot0", "bot1")
-    expected_1 = hmac.new(b"tops3cret", b"block|bot0,bot1|1", hashlib.sha256).hexdigest()
-    expected_2 = hmac.new(b"tops3cret", b"block|bot0,bot1|2", hashlib.sha256).hexdigest()
-    assert sessions[0].seed == sessions[1].seed == expected_1 == block_seed("tops3cret", first_table, 1)
+    expected_1 = hmac.new(TOPS.encode(), b"block|bot0,bot1|1", hashlib.sha256).hexdigest()
+    expected_2 = hmac.new(TOPS.encode(), b"block|bot0,bot1|2", hashlib.sha256).hexdigest()
+    assert sessions[0].seed == sessions[1].seed == expected_1 == block_seed(TOPS, first_table, 1)
     # Round 2 comes after round 1 of every table: 3 tables x 2 mirrors.
     assert sessions[6].table == first_table and sessions[6].seed == expected_2
 
@@ -158,7 +161,7 @@ def test_plan_is_deterministic() -> None:
     first = plan(config_for(6, 4, sessions_per_table=2))
     again = plan(config_for(6, 4, sessions_per_table=2))
     assert first == again
-    other = plan(config_for(6, 4, sessions_per_table=2, seed="another"))
+    other = plan(config_for(6, 4, sessions_per_table=2, seed="ae448ac86c4e8e4dec645729708ef418"))
     assert [(s.id, s.table, s.block, s.mirror) for s in other] == [(s.id, s.table, s.block, s.mirror) for s in first]
     assert {s.seed for s in other}.isdisjoint({s.seed for s in first})
 
@@ -203,4 +206,4 @@ def test_a_huge_plan_costs_nothing_until_read() -> None:
     assert len(planned) == math.comb(1000, 2) * 5 * 2
     last = planned[-1]
     assert (last.id, last.block, last.table, last.mirror) == ("s4995000", "b2497500", ("bot999", "bot998"), 1)
-    assert last.seed == block_seed("secret", ("bot998", "bot999"), 5)
+    assert last.seed == block_seed(SECRET, ("bot998", "bot999"), 5)

@@ -25,7 +25,7 @@ table: {{pots: 2}}
 table_size: 2
 sessions_per_table: 1
 duplicate: true
-seed: certain-order
+seed: 8a5a3046bb92b49910570744b5422df0
 concurrency: 2
 """
 

@@ -44,7 +44,7 @@ table: {pots: 2}
 table_size: 2
 sessions_per_table: %(blocks)d
 duplicate: true
-seed: warm-secret
+seed: 433461997dc045e973cf5c4661f86cd7
 concurrency: 2
 limits: {decision_ms: %(decision_ms)d, time_bank_ms: %(bank_ms)d}
 isolation: %(isolation)s
@@ -66,6 +66,7 @@ def _run_probed(tmp_path: Path, *, isolation: str = "none", options: str = "", b
     results = tmp_path / "out" / "results" / "probed"
     with sqlite3.connect(results / "tournament.sqlite") as connection:
         rows = connection.execute("SELECT id, seed, telemetry FROM sessions ORDER BY started_at, idx").fetchall()
+        (key,) = connection.execute("SELECT session_key FROM tournament").fetchone()
     sessions = []
     for session, seed, telemetry in rows:
         probe = json.loads(telemetry).get("probe")
@@ -73,7 +74,7 @@ def _run_probed(tmp_path: Path, *, isolation: str = "none", options: str = "", b
             continue
         token, served, files, overlap = probe["hello"]["version"].split("|")
         events = [json.loads(line) for line in (results / "histories" / f"{session}.jsonl").read_text().splitlines()]
-        sessions.append({"id": session, "public": public_session_id("warm-secret", session), "seed": seed,
+        sessions.append({"id": session, "public": public_session_id(key, session), "seed": seed,
                          "telemetry": probe, "token": token, "served": [s for s in served.split(",") if s],
                          "files": [f for f in files.split(",") if f], "overlap": overlap, "events": events})
     return sessions
