@@ -16,6 +16,7 @@ from ._sandbox import DEFAULT_LIMITS as DEFAULT_LIMITS
 from ._sandbox import Isolation as Isolation
 from ._sandbox import ProcessLimits as ProcessLimits
 from ._sandbox import SandboxError as SandboxError
+from ._sandbox import confinement_problem as confinement_problem
 from ._sandbox import default_isolation as default_isolation
 from ._sandbox import ensure_open_files as ensure_open_files
 from ._sandbox import isolation_problem as isolation_problem

@@ -44,6 +44,7 @@ from ._sandbox import (
     ProcessLimits,
     SandboxError,
     UidLease,
+    confinement_problem,
     mount_socket_folder,
     rlimit_options,
     sandbox_argv,
@@ -313,17 +314,21 @@ class BotProcess:
     def launch(cls, argv: Sequence[str], *, name: str, log_dir: Path, cwd: str | None = None,
                env: Mapping[str, str] | None = None, limits: ProcessLimits = ProcessLimits(),
                isolation: Isolation = Isolation.NONE, writable: Path | None = None,
-               private: Sequence[Path] = ()) -> BotProcess:
+               private: Sequence[Path] = (), confined: bool = False) -> BotProcess:
         """Start the bot from the calling (trio) thread; see the module docstring for why.
 
         Under `sandbox`, the bot runs as a uid of its own (see `UidLease`), `writable` is its socket
         folder (required; a small file system in memory of that uid is mounted there), `env` its
         whole environment (see `sandbox_env`), and a command that would show it any part of a
-        `private` path (or of `log_dir`) is refused.
+        `private` path (or of `log_dir`) is refused. A `confined` bot (a stranger's) is shown only
+        `cwd` and the runtime, and a command naming anything outside `cwd` is refused at every level.
 
         Raises:
-            SandboxError: the machine cannot provide `isolation`, or the sandbox cannot be built.
+            SandboxError: the machine cannot provide `isolation`, the sandbox cannot be built, or
+                a confined bot's command reaches outside its folder.
         """
+        if confined and (problem := confinement_problem(argv, folder=Path(cwd or os.getcwd()))) is not None:
+            raise SandboxError(f"bot {name!r}: {problem}")
         launched_at = time.monotonic()
         log_dir.mkdir(parents=True, exist_ok=True)
         limits = limits.effective(isolation)
@@ -340,7 +345,8 @@ class BotProcess:
                 socket_folder = writable
                 try:
                     command = sandbox_argv(argv, uid=uid.uid, cwd=Path(cwd or os.getcwd()), env=env or {},
-                                           writable=writable, private=[log_dir, *private], seccomp_fd=seccomp_fd)
+                                           writable=writable, private=[log_dir, *private], seccomp_fd=seccomp_fd,
+                                           confined=confined)
                 except SandboxError as error:
                     raise SandboxError(f"bot {name!r}: {error}") from None
             cgroup = Cgroup.create(name, limits) if isolation is not Isolation.NONE else None

@@ -19,7 +19,9 @@ The sandbox runs the bot as a uid of its own (`UidLease`: per-user kernel counts
 with any other bot) in new pid, network, IPC, UTS and cgroup namespaces, on an
 empty root file system where only these are visible: the system directories, Python and the
 virtual environment, and the `arena` package and `protos/` (all read-only), the folders of the
-files named in the bot's command (read-only), its own socket folder (writable) and a private /tmp.
+files named in the bot's command (read-only; for a confined bot, a stranger's, its own folder
+instead, and a command naming anything else is refused), its own socket folder (writable) and a
+private /tmp.
 """
 
 from __future__ import annotations
@@ -925,6 +927,34 @@ def verify_bot_folders(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]
     return own
 
 
+def confinement_problem(argv: Sequence[str], *, folder: Path) -> str | None:
+    """Why a confined bot's command would reach outside its folder, or None when it does not.
+
+    A confined bot (a stranger's: a submission to the service) is shown its folder and the runtime
+    every bot gets, never what its command names, so its command may name nothing else: the program
+    is a name looked up on the sandbox's PATH (`node`), the arena's own interpreter (what `python3`
+    becomes) or a file of the folder; every other word is relative, and its real path (after `..`,
+    `//` and symbolic links) lies in the folder. Words that are no path at all (`--fast`, `3`) are
+    relative words that stay inside, so they pass.
+
+    >>> from pathlib import Path
+    >>> confinement_problem(["python3", "bot.py", "--depth", "3"], folder=Path("/srv/bots/a"))
+    >>> confinement_problem(["python3", "bot.py", "//srv/bots"], folder=Path("/srv/bots/a"))
+    "'//srv/bots' is an absolute path: a submitted bot's command names only files of its own folder, relatively"
+    """
+    real = os.path.realpath(folder)
+    for index, word in enumerate(argv):
+        if index == 0 and ("/" not in word or word == sys.executable):
+            continue
+        if os.path.isabs(word):
+            return (f"{word[:200]!r} is an absolute path: a submitted bot's command names only files of its own "
+                    "folder, relatively")
+        resolved = os.path.realpath(os.path.join(folder, word))
+        if resolved != real and not resolved.startswith(real + os.sep):
+            return f"{word[:200]!r} leads outside the bot's folder (through '..' or a link)"
+    return None
+
+
 def seal_socket_folder(folder: Path, socket: Path) -> None:
     """Take a sandboxed bot's socket folder back once its socket is there, before the arena first
     connects: the bot can create nothing more on the host, nor swap the socket for a link.
@@ -951,8 +981,19 @@ def seal_socket_folder(folder: Path, socket: Path) -> None:
                 break
 
 
+def _verify_confined_folder(folder: Path, hidden: Iterable[Path]) -> None:
+    # A confined bot is shown its folder whole: that folder may lie inside a hidden one (the
+    # service's data folder holds every bot's), but must hold nothing hidden or of the arena's.
+    for secret in [*hidden, _UID_LOCKS]:
+        if any(a == b or a in b.parents for a in _spellings(folder) for b in _spellings(secret)):
+            raise SandboxError(f"the bot's folder {str(folder)!r} holds {str(secret)!r}, which no bot may be shown")
+    if _arena_temporary(folder) or Path("/") in _spellings(folder):
+        raise SandboxError(f"the bot's folder {str(folder)!r} holds the arena's own folders: keep each bot in a "
+                           "folder of its own")
+
+
 def sandbox_argv(argv: Sequence[str], *, uid: int, cwd: Path, env: Mapping[str, str], writable: Path,
-                 private: Sequence[Path] = (), seccomp_fd: int | None = None) -> list[str]:
+                 private: Sequence[Path] = (), seccomp_fd: int | None = None, confined: bool = False) -> list[str]:
     """The bubblewrap command that runs `argv` as `uid` (and as the group of that number) in the sandbox.
 
     Args:
@@ -963,9 +1004,12 @@ def sandbox_argv(argv: Sequence[str], *, uid: int, cwd: Path, env: Mapping[str, 
         writable: its socket folder, the one place it may write outside its private /tmp.
         private: files and folders it must not see (see `verify_bot_folders`).
         seccomp_fd: a file descriptor the bot's process inherits, holding the system-call filter.
+        confined: a stranger's bot: it is shown `cwd` and the runtime only, whatever its command
+            names (whose words the caller checked with `confinement_problem`).
 
     Raises:
-        SandboxError: bubblewrap is missing, or the bot's command would show it a `private` path.
+        SandboxError: bubblewrap is missing, or the bot's command would show it a `private` path
+            (confined: `cwd` holds one).
     """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
@@ -990,9 +1034,15 @@ def sandbox_argv(argv: Sequence[str], *, uid: int, cwd: Path, env: Mapping[str, 
             command.extend(["--perms", "0755", "--dir", str(parent)])
             made.add(parent)
 
-    argv = [_program(argv[0], env), *argv[1:]]
     shared = [Path(sys.base_prefix), Path(sys.prefix), _ARENA_PACKAGE, _ARENA_PACKAGE.parent / "protos"]
-    own = verify_bot_folders(argv, cwd=cwd, env=env, hidden=[*private, writable.parent])
+    if confined:
+        # Its words name nothing outside `cwd` (`BotProcess.launch` checked them, at every level);
+        # its program is looked up on the sandbox's own PATH, in the system folders every bot sees.
+        _verify_confined_folder(cwd, [*private, writable.parent])
+        own = [cwd]
+    else:
+        argv = [_program(argv[0], env), *argv[1:]]
+        own = verify_bot_folders(argv, cwd=cwd, env=env, hidden=[*private, writable.parent])
     for directory in sorted({*shared, *own}, key=lambda path: len(path.parts)):
         if _covered(directory, readonly) or not directory.exists():
             continue

@@ -163,7 +163,8 @@ class Scheduler:
                        if value is not None},
             "isolation": registry.isolation.value,
             "participants": [{"name": version.bot, "command": version.command,
-                              "cwd": str(registry.folder.bot(version.sha256))} for version in versions],
+                              "cwd": str(registry.folder.bot(version.sha256)), "confined": True}
+                             for version in versions],
         }
         return yaml.safe_dump(document, sort_keys=False)
 

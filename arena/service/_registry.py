@@ -31,7 +31,7 @@ from pathlib import Path
 
 from ..checkbot import Check, check_bot
 from ..engine import ArenaError
-from ..isolation import Isolation
+from ..isolation import Isolation, confinement_problem
 from ..storage import write_atomically
 from ..transport import BotSpec, with_our_python
 from ._archive import ArchiveError, Manifest, archive_kind, read_manifest, unpack_archive
@@ -113,10 +113,9 @@ class DataFolder:
         return self.root / "tournaments"
 
     def hidden(self) -> list[Path]:
-        """What no bot may be shown in the sandbox: everything but the bots' own folders."""
-        database = self.database
-        return [database, database.with_name(database.name + "-wal"), database.with_name(database.name + "-shm"),
-                self.root / "archives", self.root / "checks", self.ladder, self.tournaments]
+        """What no bot may be shown in the sandbox: the whole data folder (a submitted bot is confined
+        to its own folder in it, see `BotSpec.confined`)."""
+        return [self.root]
 
 
 class Registry:
@@ -239,27 +238,27 @@ class Registry:
         return manifest
 
     def _verify_command(self, manifest: Manifest, folder: Path) -> None:
-        # The command's words decide what the sandbox shows the bot: nothing outside its folder
-        # that lies in the data folder (other bots, the store), and no way up out of it.
-        for word in shlex.split(manifest.command):
-            path = Path(word)
-            if ".." in path.parts:
-                raise ArchiveError(f"bot.yaml: command: {word!r} leaves the bot's folder ('..')")
-            if path.is_absolute() and (self.config.data == path or self.config.data in path.parents):
-                raise ArchiveError(f"bot.yaml: command: {word!r} names the service's own files")
-        program = shlex.split(manifest.command)[0]
-        if "/" in program and not (folder / program).is_file():
-            raise ArchiveError(f"bot.yaml: command: the program {program!r} is not a file in the archive")
+        # A submitted bot is confined to its folder: its command may name nothing else (checked
+        # again at each launch, with the same rule).
+        words = shlex.split(manifest.command)
+        if (problem := confinement_problem(words, folder=folder)) is not None:
+            raise ArchiveError(f"bot.yaml: command: {problem}")
+        if "/" in words[0] and not (folder / words[0]).is_file():
+            raise ArchiveError(f"bot.yaml: command: the program {words[0]!r} is not a file in the archive")
 
     def spec(self, version: VersionRecord) -> BotSpec:
-        """How the arena starts this version: its command, from its unpacked folder, fenced in."""
-        folder = self.folder.bot(version.sha256)
-        command = with_our_python(shlex.split(version.command))
-        if "/" in command[0] and not os.path.isabs(command[0]):
-            command = (str(folder / command[0]), *command[1:])
+        """How the arena starts this version: its command, from its unpacked folder, confined to it.
+
+        A version stored with a command that reaches outside its folder (before the rule was checked
+        at submit) is not started at all: it folds as crashed, and its check fails saying why.
+        """
         limits = self.config.limits
-        return BotSpec(name=version.label, command=command, cwd=str(folder), limit=limits.time,
-                       process=limits.process, isolation=self.isolation)
+        folder = self.folder.bot(version.sha256)
+        words = shlex.split(version.command)
+        problem = confinement_problem(words, folder=folder)
+        return BotSpec(name=version.label, command=with_our_python(words), cwd=str(folder), limit=limits.time,
+                       process=limits.process, isolation=self.isolation, confined=True,
+                       disabled=None if problem is None else f"not started: its command {problem}")
 
     async def check(self, version: VersionRecord) -> bool:
         """Run check-bot on a version in the sandbox and store its report and stderr; True if accepted.

@@ -204,6 +204,9 @@ class Participant:
     """Variables added to the arena's environment for the command."""
     limits: BotLimits = BotLimits()
     """The tournament's limits with this bot's overrides applied."""
+    confined: bool = False
+    """A stranger's bot (the service seats submissions so): it sees only its `cwd` and the runtime in
+    the sandbox, and its command may name nothing outside its `cwd` (see `BotSpec.confined`)."""
 
     def __post_init__(self) -> None:
         violations = participant_shape_violations(command=self.command is not None, address=self.address is not None,

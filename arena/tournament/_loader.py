@@ -31,7 +31,7 @@ import yaml
 
 from ..engine import GEORGIAN, PROFILE_SPECS, Amount, OptionSpec, ProfileSpec, RulesError, format_amount, parse_amount
 from ..executor import ClusterCertificates, cluster_problem
-from ..isolation import Isolation, open_files_problem
+from ..isolation import Isolation, confinement_problem, open_files_problem
 from ._config import (
     CONCURRENCY,
     LIMIT_BOUNDS,
@@ -334,7 +334,7 @@ _TOP_KEYS = (
     "executor",
     "bot_processes", "max_sessions_per_process",
 )  # fmt: skip
-_PARTICIPANT_KEYS = ("name", "command", "address", "cwd", "env", "limits")
+_PARTICIPANT_KEYS = ("name", "command", "address", "cwd", "env", "limits", "confined")
 _TABLE_KEYS = ("ante", "opening_stake", "max_bet", "max_actions", "pots")
 _OPTION_KEYS = tuple(dict.fromkeys(option.name for spec in PROFILE_SPECS.values() for option in spec.options))
 """Every option of every profile: each may stand under `table:`, if the chosen profile has it."""
@@ -627,11 +627,22 @@ def _read_participant(
     if "limits" in entries:
         limits = read_limits(reader, entries["limits"].node, f"{path}.limits", defaults)
 
+    confined = False
+    if "confined" in entries:
+        node_confined = entries["confined"].node
+        confined = reader.boolean(node_confined, f"{path}.confined") is True
+        if confined and "command" not in entries:
+            reader.report(_line(node_confined), f"{path}.confined", "only used with a command (a bot the arena starts)")
+        elif confined and command is not None and command is not _BAD:
+            problem = confinement_problem(command, folder=cwd or run_dir)
+            if problem is not None:
+                reader.report(_line(entries["command"].node), f"{path}.command", f"confined: {problem}")
+
     if len(reader.problems) > before:
         return _BAD, name_line, name
     participant = Participant(name=name, command=command, address=address,
                               cwd=(cwd or run_dir) if command is not None else None, env=MappingProxyType(env),
-                              limits=limits)
+                              limits=limits, confined=confined)
     return participant, name_line, name
 
 

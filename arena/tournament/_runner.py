@@ -102,7 +102,8 @@ def bot_spec(participant: Participant, isolation: Isolation) -> BotSpec:
     """The transport's view of a participant: how to reach it, what it is allowed and how it is fenced in."""
     return BotSpec(name=participant.name, command=participant.command, address=participant.address,
                    cwd=str(participant.cwd) if participant.cwd else None, env=dict(participant.env),
-                   limit=participant.limits.time, process=participant.limits.process, isolation=isolation)
+                   limit=participant.limits.time, process=participant.limits.process, isolation=isolation,
+                   confined=participant.confined)
 
 
 def verify_hidden(config: TournamentConfig, hidden: Sequence[Path], *, isolation: Isolation) -> None:
@@ -114,7 +115,7 @@ def verify_hidden(config: TournamentConfig, hidden: Sequence[Path], *, isolation
     if isolation is not Isolation.SANDBOX:
         return
     for participant in config.participants:
-        if participant.command is not None:
+        if participant.command is not None and not participant.confined:  # confined: shown only its cwd
             try:
                 verify_bot_folders(participant.command, cwd=Path(participant.cwd or os.getcwd()),
                                    env=participant.env, hidden=hidden)

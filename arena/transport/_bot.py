@@ -176,6 +176,9 @@ class BotSpec:
     """How the launched bot is fenced in (ignored for a bot given by address)."""
     disabled: str | None = None
     """Why this bot is not to be started at all; it then folds every turn as crashed."""
+    confined: bool = False
+    """A stranger's bot (a submission): it sees only its `cwd` and the runtime, and a command that
+    names anything outside its `cwd` is refused at launch (see `arena.isolation.confinement_problem`)."""
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.address is None):
@@ -632,7 +635,7 @@ async def launch_bot(spec: BotSpec, *, nursery: trio.Nursery, log_dir: Path, soc
         try:
             process = BotProcess.launch(spec.command, name=spec.name, log_dir=log_dir, cwd=spec.cwd, env=env,
                                         limits=spec.process, isolation=spec.isolation, writable=private,
-                                        private=hidden)
+                                        private=hidden, confined=spec.confined)
         except BaseException:
             shutil.rmtree(private, ignore_errors=True)
             raise

@@ -66,15 +66,18 @@ def running(config: Path, *, stop: signal.Signals = signal.SIGTERM) -> Iterator[
             process.wait()
 
 
-def wait_for(what: str, check: Callable[[], Any], *, timeout: float = 120.0, every: float = 0.3) -> Any:
-    """`check()`'s first true value, polled; AssertionError naming `what` after `timeout` seconds."""
+def wait_for(what: str, check: Callable[[], Any], *, timeout: float = 120.0, every: float = 0.3,
+             output: Callable[[], str] | None = None) -> Any:
+    """`check()`'s first true value, polled; AssertionError naming `what` after `timeout` seconds (with
+    what `output` returns then: the server's output, say)."""
     deadline = time.monotonic() + timeout
     while True:
         value = check()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what} (last: {value!r})")
+            shown = f"\n{output()}" if output is not None else ""
+            raise AssertionError(f"timed out waiting for {what} (last: {value!r}){shown}")
         time.sleep(every)
 
 

@@ -23,7 +23,7 @@ from arena.service import (
 )
 from arena.service._registry import SubmissionsFrozenError
 from arena.service._store import from_iso
-from arena.tournament import load_config
+from arena.tournament import TournamentConfigError, load_config
 
 from ._archives import sample_archive
 
@@ -162,4 +162,30 @@ def test_a_scheduled_run_keeps_its_seed_readable_by_its_owner_only(tmp_path: Pat
         tmp_path / "data", folder / "tournament.yaml", folder / "results" / run.name,
         folder / "results" / run.name / "tournament.sqlite", tmp_path / "data" / "service.sqlite")}
     assert list(modes.values()) == [0o700, 0o600, 0o700, 0o600, 0o600], modes
+    service.store.close()
+
+
+def test_a_scheduled_run_seats_submitted_bots_confined_to_their_folders(tmp_path: Path) -> None:
+    # A scheduled run goes through a tournament file, whose participants may name host paths (the
+    # organiser's rule): the service's runs mark each submitted bot confined, so that the loader
+    # and the launch hold it to its folder (a version stored before that rule, naming /proc, is refused).
+    clock = Clock("2026-01-01T03:30:00+00:00")
+    service = open_service(_config(tmp_path), clock=clock)
+    for bot, command in (("a", "python3 bot.py"), ("b", "python3 bot.py --depth 3"), ("c", "python3 bot.py /proc")):
+        version = service.store.add_version(bot, "author", sha256=bot * 64, kind="tar.gz", size=1, command=command,
+                                            language=None, description=None)
+        service.store.finish_check(version.id, accepted=True, report="ok", stderr="")
+        service.registry.folder.bot(version.sha256).mkdir(parents=True)
+    scheduler = Scheduler(service)
+    clock.set("2026-01-01T03:31:00+00:00")
+    run = fire_now(service.store, "nightly")
+    assert run is not None
+    definition = tmp_path / "cup.yaml"
+    definition.write_text(scheduler.definition(run))
+    with pytest.raises(TournamentConfigError, match="confined: '/proc' is an absolute path"):
+        load_config(definition)
+    service.store.disqualify("c", "names /proc")
+    definition.write_text(scheduler.definition(run))
+    assert [(participant.name, participant.confined) for participant in load_config(definition).participants] == [
+        ("a", True), ("b", True)]
     service.store.close()

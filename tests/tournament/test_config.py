@@ -206,6 +206,43 @@ participants:
     ]
 
 
+def test_a_confined_participant_may_name_nothing_outside_its_folder(tmp_path: Path) -> None:
+    # The service seats submitted bots so: an organiser's own participants keep naming host paths.
+    (tmp_path / "bots" / "d1").mkdir(parents=True)
+    (tmp_path / "bots" / "d1" / "l").symlink_to("..")
+    (tmp_path / "bots" / "bot.py").write_text("")
+    text = """\
+name: x
+participants:
+  - name: a
+    command: python3 bot.py /proc
+    cwd: bots
+    confined: true
+  - name: b
+    command: python3 bot.py d1/l/..
+    cwd: bots
+    confined: true
+  - name: c
+    address: localhost:5001
+    confined: true
+  - name: d
+    command: python3 bot.py /proc
+    cwd: bots
+    confined: yes please
+"""
+    assert problems(tmp_path, text) == [
+        "F:4: participants[0].command: confined: '/proc' is an absolute path: a submitted bot's command names only "
+        "files of its own folder, relatively",
+        "F:8: participants[1].command: confined: 'd1/l/..' leads outside the bot's folder (through '..' or a link)",
+        "F:13: participants[2].confined: only used with a command (a bot the arena starts)",
+        "F:17: participants[3].confined: must be true or false, not 'yes please'",
+    ]
+    path = tmp_path / "ok.yaml"
+    path.write_text(text.replace(" /proc", "").replace(" d1/l/..", " d1/l").replace("yes please", "false")
+                    .replace("    address: localhost:5001\n    confined: true\n", "    address: localhost:5001\n"))
+    assert [participant.confined for participant in load_config(path).participants] == [True, True, False, False]
+
+
 def test_wrong_shapes_and_missing_sections(tmp_path: Path) -> None:
     assert problems(tmp_path, "- just\n- a list\n") == [
         "F:1: (top level): must be a mapping of tournament settings, not a list",
