@@ -280,23 +280,27 @@ def test_malformed_paths_are_404_on_every_route_family(web: Web) -> None:
 
 
 def test_a_check_that_fails_inside_an_exception_group_ends_refused_with_its_reason(tmp_path: Path) -> None:
-    """A version stored pending (by an older service whose submit check was laxer, say) whose command the
-    sandbox refuses at launch, inside the launcher's nursery: refused, with the reason, never pending."""
+    """Versions stored pending (by an older service whose submit check was laxer, say): one whose command
+    the service no longer starts (it names '/'), one whose unpacked folder is gone, so that its launch
+    fails inside the launcher's nursery: each refused, with the reason, never pending."""
     config = tmp_path / "service.yaml"
     config.write_text("data: data\nladder: {enabled: false}\n")
     alice = token(config, "alice")
-    sha256 = "ab" * 32
-    folder = tmp_path / "data" / "bots" / sha256
+    store = ServiceStore.open(tmp_path / "data" / "service.sqlite")
+    for bot, sha256, command in (("rooted", "ab" * 32, "python3 bot.py /"), ("unpacked-gone", "cd" * 32,
+                                                                            "python3 bot.py")):
+        store.add_version(bot, "alice", sha256=sha256, kind="tar.gz", size=1, command=command, language=None,
+                          description=None)
+    store.close()
+    folder = tmp_path / "data" / "bots" / ("ab" * 32)
     folder.mkdir(parents=True)
     (folder / "bot.yaml").write_text("command: python3 bot.py /\n")
     (folder / "bot.py").write_bytes((ROOT / "sample_bots" / "minimal_bot.py").read_bytes())
-    store = ServiceStore.open(tmp_path / "data" / "service.sqlite")
-    store.add_version("rooted", "alice", sha256=sha256, kind="tar.gz", size=1, command="python3 bot.py /",
-                      language=None, description=None)
-    store.close()
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
-        version = wait_for("the check", lambda: (found := client.get(
-            "/api/bots/rooted/versions/1", headers=bearer(alice)).json())["status"] != "pending" and found,
-            timeout=60)
-    assert version["status"] == "refused"
-    assert "FAIL  start:" in version["report"] and "'/'" in version["report"], version["report"]
+        versions = {bot: wait_for(f"the check of {bot}", lambda bot=bot: (found := client.get(
+            f"/api/bots/{bot}/versions/1", headers=bearer(alice)).json())["status"] != "pending" and found,
+            timeout=60) for bot in ("rooted", "unpacked-gone")}
+    assert all(version["status"] == "refused" for version in versions.values()), versions
+    assert "'/' is an absolute path" in versions["rooted"]["report"], versions["rooted"]["report"]
+    assert "FAIL  the arena could not run the check (FileNotFoundError)" in versions["unpacked-gone"]["report"], (
+        versions["unpacked-gone"]["report"])
