@@ -97,7 +97,7 @@ participants:
   - {name: b, command: python3 sample_bots/call_bot.py, cwd: %(root)s}
 table: {pots: 4}
 sessions_per_table: 200
-seed: lagging
+seed: 2f8e3232ca820d62bc322c53eb288eeb
 isolation: none
 %(concurrency)s"""
 
