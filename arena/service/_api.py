@@ -31,6 +31,7 @@ from ..storage import StorageError
 from ._archive import ArchiveError
 from ._config import ScheduleConfig, cron_problem, seats_problem
 from ._cron import fire_now
+from ._ladder import ladder_secrets
 from ._registry import (
     FROZEN,
     BadRequestError,
@@ -367,8 +368,10 @@ def routes(service: Service) -> list[Route]:
 
     async def ladder(request: Request) -> Response:
         author = who(service, request)
+        secrets = ladder_secrets(service.store, service.config.ladder.secret_days)
         return JSONResponse({"finished_sessions": service.store.finished_ladder_sessions(),
-                             "blocks": failing_blocks(service, organiser=author is not None and author.organiser)})
+                             "blocks": failing_blocks(service, organiser=author is not None and author.organiser),
+                             "secrets": [secret.as_json() for secret in secrets]})
 
     async def resume_block(request: Request) -> Response:
         require_organiser(service, request)

@@ -92,11 +92,17 @@ class LadderConfig:
     further failure in a row up to 16 times this."""
     max_failures: int = 5
     """Failed tries in a row after which a block is set aside until an organiser puts it back."""
+    secret_days: int = 7
+    """Days each secret of the ladder's deals is used: its commitment is published a period before,
+    the secret itself once its period is over and every block dealt from it has been played."""
 
     def __post_init__(self) -> None:
         if not self.retry_seconds > 0:
             raise TournamentConfigError([ConfigProblem("<service config>", None, "ladder.retry_seconds",
                                                        f"must be positive, not {self.retry_seconds!r}")])
+        if self.secret_days < 1:
+            raise TournamentConfigError([ConfigProblem("<service config>", None, "ladder.secret_days",
+                                                       f"must be at least 1, not {self.secret_days!r}")])
         if self.max_failures < 1:
             raise TournamentConfigError([ConfigProblem("<service config>", None, "ladder.max_failures",
                                                        f"must be at least 1, not {self.max_failures!r}")])
@@ -173,7 +179,7 @@ _QUOTA_KEYS = ("versions_per_day", "stored_mb", "min_free_disk_mb")
 _UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
 _WEB_KEYS = ("events_total", "events_per_client", "replay_cache")
 _LADDER_KEYS = ("enabled", "table_size", "placement_blocks", "random_share", "concurrency", "retry_seconds",
-                "max_failures")
+                "max_failures", "secret_days")
 _SCHEDULE_KEYS = ("name", "cron", "top", "table_size", "sessions_per_table", "freeze_minutes", "publish")
 PUBLISH_CHOICES = ("spectator", "organiser")
 """What a scheduled tournament's public report may show once it is over (`ScheduleConfig.publish`)."""
@@ -189,6 +195,7 @@ _CONCURRENCY = Bounds(1, 64)
 _BLOCKS = Bounds(1, 10_000)
 _RETRY_SECONDS = Bounds(1, 3600)
 _FAILURES = Bounds(1, 100)
+_SECRET_DAYS = Bounds(1, 366)
 _TOP = Bounds(2, 1000)
 _FREEZE = Bounds(0, 7 * 24 * 60)
 
@@ -325,7 +332,8 @@ def _read_ladder(reader: ConfigReader, entry: ConfigEntry) -> LadderConfig:
     if "enabled" in entries:
         found["enabled"] = reader.boolean(entries["enabled"].node, "ladder.enabled")
     for key, bounds in (("table_size", _TABLE_SIZE), ("placement_blocks", _BLOCKS), ("concurrency", _CONCURRENCY),
-                        ("retry_seconds", _RETRY_SECONDS), ("max_failures", _FAILURES)):
+                        ("retry_seconds", _RETRY_SECONDS), ("max_failures", _FAILURES),
+                        ("secret_days", _SECRET_DAYS)):
         if key in entries:
             found[key] = reader.integer(entries[key].node, f"ladder.{key}", bounds)
     if "random_share" in entries:

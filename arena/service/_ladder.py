@@ -28,6 +28,13 @@ without it, and an organiser puts it back in play (`POST /api/ladder/blocks/N/re
 block waits for its retry the ladder plays other blocks, and plans new tables as long as no other
 block waits too: two blocks failing at once point at the arena or the machine (a full disk), not
 at a block, and tables planned then would only fail the same way.
+
+Deals come from a secret that changes every `secret_days` (a period, counted from the epoch in UTC):
+a block's seed is `block_seed` of the secret of the period it was planned in. Like a tournament's,
+each secret is committed before it is used (its SHA-256 is published from the period before: the
+next period's secret is drawn whenever the current one is) and revealed once its period is over
+and every block dealt from it has been played (`ladder_secrets`, `GET /api/ladder`); anyone can
+then re-derive every deal of that period, and no page shows a ladder session's seed before.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ import logging
 import math
 import random
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import trio
@@ -47,9 +55,9 @@ from ..history import write_history
 from ..match import public_session_id, run_session
 from ..ratings import ELO_PER_NAT, PairResults, RatingError, bradley_terry_pairs
 from ..storage import StorageError, make_way_for_replay
-from ..tournament import block_seed, mirrors
+from ..tournament import block_seed, commitment, mirrors
 from ._service import Service
-from ._store import LadderFailure, LadderSession
+from ._store import LadderFailure, LadderSession, ServiceStore, from_iso, iso
 
 LOGGER = logging.getLogger(__name__)
 PRIOR_GAMES = 1.0
@@ -57,7 +65,8 @@ PRIOR_GAMES = 1.0
 every bot has before it plays."""
 _CANDIDATES = 200
 """Random tables scored when the tables of more than two seats are too many to score all."""
-_SECRET = "ladder_secret"
+_SECRET_PREFIX = "ladder_secret:"
+"""The store keeps each period's secret under this prefix and the period's start (ISO 8601 UTC)."""
 _IDLE = 30.0
 _DOUBLINGS = 4
 """A failing block's wait doubles this many times at most: 30 s grows to 8 min by default."""
@@ -163,6 +172,58 @@ def describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"[:_ERROR_CHARACTERS]
 
 
+_DAY = 24 * 3600
+
+
+def secret_period(days: int, at: float) -> tuple[float, float]:
+    """The start and end (clock readings) of the secret period of `days` days holding `at`.
+
+    >>> secret_period(7, 10 * 86400.0)
+    (604800.0, 1209600.0)
+    """
+    length = days * _DAY
+    start = math.floor(at / length) * length
+    return float(start), float(start + length)
+
+
+def period_secret(store: ServiceStore, days: int, at: float) -> str:
+    """The deal secret of the period holding `at`, drawn on first use together with the next period's
+    (whose commitment is so published a whole period before it deals a card)."""
+    start, end = secret_period(days, at)
+    store.secret(_SECRET_PREFIX + iso(end))
+    return store.secret(_SECRET_PREFIX + iso(start))
+
+
+@dataclass(frozen=True)
+class LadderSecret:
+    """One period's deal secret as the public sees it: its commitment, and the secret once revealed."""
+
+    start: str
+    end: str
+    commitment: str
+    """SHA-256 of the secret (`arena.tournament.commitment`), published before the period starts."""
+    secret: str | None
+    """None until the period is over and every block planned in it is finished."""
+
+    def as_json(self) -> dict[str, str | None]:
+        return {"start": self.start, "end": self.end, "commitment": self.commitment, "secret": self.secret}
+
+
+def ladder_secrets(store: ServiceStore, days: int) -> list[LadderSecret]:
+    """Every period's secret the ladder drew, newest first: each committed, and revealed once its period
+    is over and no block planned in it is left to play (a set-aside block holds its period's back)."""
+    now = store.clock()
+    unfinished = {secret_period(days, from_iso(session.created_at))[0]
+                  for session in store.ladder_sessions(unfinished=True)}
+    shown = []
+    for key, secret in store.settings_under(_SECRET_PREFIX).items():
+        start = from_iso(key.removeprefix(_SECRET_PREFIX))
+        end = secret_period(days, start)[1]
+        revealed = end <= now and start not in unfinished
+        shown.append(LadderSecret(iso(start), iso(end), commitment(secret), secret if revealed else None))
+    return shown[::-1]
+
+
 class Ladder:
     """Plays ladder blocks for as long as the service runs."""
 
@@ -175,7 +236,6 @@ class Ladder:
         self._retry_at: dict[int, float] = {}
         """Blocks that failed, by when (trio's clock) they may be tried again."""
         self._lock = trio.Lock()
-        self._secret: str | None = None
 
     def verify_histories(self) -> None:
         """Refuse to start a ladder over histories no stored session accounts for.
@@ -190,14 +250,13 @@ class Ladder:
                                "session: they belong to a service store that is gone; restore it, or move the "
                                "folder away to start the ladder afresh")
 
-    def secret(self) -> str:
-        """The ladder's deal secret (drawn and stored on first use; bots never see it)."""
-        if self._secret is None:
-            self._secret = self.service.store.secret(_SECRET)
-        return self._secret
+    def secret(self, at: float) -> str:
+        """The deal secret of the period holding clock reading `at` (bots never see it)."""
+        return period_secret(self.service.store, self.config.secret_days, at)
 
     async def run(self) -> None:
         """Play blocks, `concurrency` at a time, until cancelled."""
+        self.secret(self.service.store.clock())  # the current and next periods' commitments, published now
         async with trio.open_nursery() as nursery:
             for _ in range(self.config.concurrency):
                 nursery.start_soon(self._worker)
@@ -262,6 +321,7 @@ class Ladder:
         else (if `may_plan`) a new one chosen by `choose_table`, else None (nothing to play now, or
         fewer current versions than seats)."""
         store = self.service.store
+        self.secret(store.clock())  # a new period's secret is committed a period before it deals
         set_aside = {failure.block for failure in store.ladder_failures() if failure.set_aside}
         unfinished = [session for session in store.ladder_sessions(unfinished=True)
                       if session.block not in self._claimed | set_aside | set(skip)]
@@ -275,9 +335,11 @@ class Ladder:
         table, reason = choose_table(players, standing.pairs, table_size=self.config.table_size,
                                      blocks_played=standing.blocks, placement_blocks=self.config.placement_blocks,
                                      random_share=self.config.random_share, rng=self.rng)
-        secret = self.secret()
+        at = store.clock()
+        secret = self.secret(at)
         seatings = [tuple(int(seat) for seat in seating) for seating in mirrors(table)]
-        return store.plan_block(seatings, seed=lambda number: block_seed(secret, table, number), reason=reason)
+        return store.plan_block(seatings, seed=lambda number: block_seed(secret, table, number), reason=reason,
+                                at=at)
 
     async def play(self, session: LadderSession) -> None:
         """Play one ladder session from its start and store its result."""
@@ -288,7 +350,7 @@ class Ladder:
         await trio.to_thread.run_sync(store.mark_ladder_running, session.id)
         versions = [store.version_by_id(seat) for seat in session.seating]
         specs = [self.service.registry.spec(version) for version in versions]
-        secret = self.secret()
+        secret = self.secret(from_iso(session.created_at))
         result = await run_session(self.service.config.rules, specs, seed=session.seed, session_id=session.id,
                                    public_id=public_session_id(secret, session.id),
                                    log_dir=self.folder / "logs" / session.id,

@@ -48,6 +48,7 @@ from ._api import (
     who,
 )
 from ._cron import report_audience, schedules_due_text
+from ._ladder import ladder_secrets
 from ._registry import log_tail
 from ._service import Service
 from ._store import RunRecord, TokenRefusedError, from_iso
@@ -194,7 +195,8 @@ def routes(service: Service) -> list[Route]:
                       failing=failing_blocks(service, organiser=author is not None and author.organiser),
                       sessions=store.finished_ladder_sessions(),
                       rated_sessions=service.board.fit.finished if service.board.fit else None,
-                      isolation=service.isolation.value, warning=service.isolation_warning)
+                      isolation=service.isolation.value, warning=service.isolation_warning,
+                      secrets=ladder_secrets(store, service.config.ladder.secret_days)[:4])
 
     async def bots(request: Request) -> Response:
         listed = [(bot, store.version(bot.name, "latest")) for bot in store.bots()]

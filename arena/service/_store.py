@@ -621,6 +621,12 @@ class ServiceStore:
             connection.execute("INSERT INTO settings (key, value) VALUES (?, ?) "
                                "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
 
+    def settings_under(self, prefix: str) -> dict[str, str]:
+        """Every setting whose key starts with `prefix`, by key (in key order)."""
+        rows = self._read("SELECT key, value FROM settings WHERE substr(key, 1, ?) = ? ORDER BY key",
+                          (len(prefix), prefix))
+        return {str(row["key"]): str(row["value"]) for row in rows}
+
     def secret(self, key: str) -> str:
         """A random secret stored under `key` on first use (the ladder's deals derive from one)."""
         with self._write(f"drawing {key}") as connection:
@@ -631,14 +637,16 @@ class ServiceStore:
     # --- the ladder ----------------------------------------------------------------------------
 
     def plan_block(self, seatings: Sequence[Sequence[int]], *, seed: Callable[[int], str],
-                   reason: str) -> list[LadderSession]:
+                   reason: str, at: float | None = None) -> list[LadderSession]:
         """Store a duplicate block (its mirrors, in order) as planned; return its sessions.
 
         Args:
             seed: the deal seed of the block, from its number.
+            at: the clock reading it is planned at (default: now): its seed's secret is that time's.
         """
         with self._write("planning a ladder block") as connection:
-            [block] = _plan_blocks(connection, [seatings], seed=seed, reason=reason, now=self.now())
+            [block] = _plan_blocks(connection, [seatings], seed=seed, reason=reason,
+                                   now=self.now() if at is None else iso(at))
         return self.ladder_sessions(block=block)
 
     def record_finished_blocks(self, blocks: Sequence[Sequence[FinishedSession]], *, seed: Callable[[int], str],
@@ -662,9 +670,11 @@ class ServiceStore:
         """Ladder sessions in play order (of one block, or the unfinished ones)."""
         if block is not None:
             rows = self._read("SELECT * FROM ladder_sessions WHERE block = ? ORDER BY mirror", (block,))
+        elif unfinished:  # by the status index: a page asks for them (the secrets a period holds back)
+            rows = self._read("SELECT * FROM ladder_sessions WHERE status IN ('planned', 'running') "
+                              "ORDER BY block, mirror")
         else:
-            rows = self._read("SELECT * FROM ladder_sessions WHERE (? = 0 OR status != 'finished') "
-                              "ORDER BY block, mirror", (int(unfinished),))
+            rows = self._read("SELECT * FROM ladder_sessions ORDER BY block, mirror")
         return [_ladder(row) for row in rows]
 
     def sessions_of(self, versions: Collection[int], *, newest: int) -> list[LadderSession]:

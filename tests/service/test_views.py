@@ -5,6 +5,7 @@ logs, an organiser sees everything; on every profile, through every route that s
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -33,6 +34,8 @@ from arena.service import (
     fire_now,
     open_service,
 )
+from arena.service._store import LadderSession, from_iso
+from arena.tournament import block_seed
 
 from ._archives import MANIFEST, ROOT, file, sample_archive, tar_gz
 
@@ -67,10 +70,12 @@ class Arena:
 
 
 def _open(data: Path, name: str, options: dict[str, str], table_size: int,
-          schedules: tuple[ScheduleConfig, ...] = (), clock: Callable[[], float] = time.time) -> Arena:
+          schedules: tuple[ScheduleConfig, ...] = (), clock: Callable[[], float] = time.time,
+          secret_days: int = 7) -> Arena:
     rules = profile(name, options).with_table(pots_per_session=6)
     config = ServiceConfig(data=data, isolation=Isolation.NONE, rules=rules, schedules=schedules,
-                           ladder=LadderConfig(placement_blocks=1, random_share=0.0, table_size=table_size))
+                           ladder=LadderConfig(placement_blocks=1, random_share=0.0, table_size=table_size,
+                                               secret_days=secret_days))
     service = open_service(config, clock=clock)
     bots = {"chatty": "alice", "rb": "bob", "rc": "carol"}
     archives = {"chatty": tar_gz([file("bot.py", _CHATTY.encode()), file("bot.yaml", MANIFEST)])}
@@ -295,3 +300,58 @@ async def test_a_tournaments_public_report_is_a_spectators_and_its_full_report_i
             # The organiser's view is published once over when the schedule says so; else never.
             assert (len(published) == len(hidden)) if schedule == "open" else not published, (reader, schedule)
     arena.service.store.close()
+
+
+# --- the ladder's deal secrets: one per period, committed before, revealed after ----------------------------
+
+
+async def test_the_ladders_secret_changes_each_period_committed_before_and_revealed_after(tmp_path: Path) -> None:
+    now = [from_iso("2026-03-02T10:00:00+00:00")]
+    arena = _open(tmp_path / "data", "georgian", {}, 2, clock=lambda: now[0], secret_days=1)
+    service = arena.service
+    ladder = Ladder(service, rng=random.Random(1))
+
+    async def secrets() -> list[dict[str, str | None]]:
+        async with _client(arena, None) as client:
+            found: list[dict[str, str | None]] = (await client.get("/api/ladder")).json()["secrets"]
+            assert "Deal secrets" in (await client.get("/")).text
+        return found
+
+    async def play(block: list[LadderSession]) -> None:
+        for session in block:
+            await ladder.play(session)
+
+    ladder.secret(now[0])  # as the ladder does when it starts
+    committed = await secrets()
+    assert [(s["start"], s["end"], s["secret"]) for s in committed] == [
+        ("2026-03-03T00:00:00+00:00", "2026-03-04T00:00:00+00:00", None),  # the next period's, published now
+        ("2026-03-02T00:00:00+00:00", "2026-03-03T00:00:00+00:00", None)]
+    first = ladder.next_block()
+    assert first is not None
+    await play(first)
+    second = ladder.next_block()  # planned in the same period, left unplayed over its end
+    assert second is not None
+    now[0] = from_iso("2026-03-03T09:00:00+00:00")
+    assert [s["secret"] for s in await secrets()] == [None, None]  # over, but block 2 is still to play
+    third = ladder.next_block(skip={second[0].block})  # the new period's secret deals it
+    assert third is not None
+    await play(second)
+    shown = await secrets()
+    assert [(s["start"], s["secret"] is not None) for s in shown] == [
+        ("2026-03-04T00:00:00+00:00", False), ("2026-03-03T00:00:00+00:00", False),
+        ("2026-03-02T00:00:00+00:00", True)]
+    revealed = shown[-1]["secret"]
+    assert revealed is not None and hashlib.sha256(revealed.encode()).hexdigest() == committed[1]["commitment"]
+    # Anyone can now re-derive the seed of every session of that period, and the seeds of the next
+    # period's blocks are another secret's.
+    for block in (first, second, third):
+        table = tuple(str(seat) for seat in block[0].seating)
+        for session in block:
+            stored = service.store.ladder_session(session.id)
+            assert stored is not None
+            derived = block_seed(revealed, table, block[0].block) == stored.seed
+            assert derived == (block is not third), session.id
+    await play(third)
+    now[0] = from_iso("2026-03-04T00:00:00+00:00")
+    assert [s["secret"] is not None for s in await secrets()] == [False, True, True]
+    service.store.close()
