@@ -184,6 +184,13 @@ def test_a_scheduled_run_seats_submitted_bots_confined_to_their_folders(tmp_path
     definition.write_text(scheduler.definition(run))
     with pytest.raises(TournamentConfigError, match="confined: '/proc' is an absolute path"):
         load_config(definition)
+    # The ladder and the checks launch the same versions confined; the one naming /proc is not started
+    # (it folds as crashed: its own fault, not the arena's).
+    specs = {version.bot: service.registry.spec(version) for version in service.store.current_versions()}
+    assert {bot: (spec.confined, spec.disabled) for bot, spec in specs.items()} == {
+        "a": (True, None), "b": (True, None),
+        "c": (True, "not started: its command '/proc' is an absolute path: a submitted bot's command names only "
+                    "files of its own folder, relatively")}
     service.store.disqualify("c", "names /proc")
     definition.write_text(scheduler.definition(run))
     assert [(participant.name, participant.confined) for participant in load_config(definition).participants] == [
