@@ -208,7 +208,10 @@ class DaskExecutor(SessionExecutor):
             # Loopback, mutual TLS from the run's own CA, no HTTP; a lost worker fails the task at once, so
             # the driver counts and replays every attempt itself (and says so: Dask's own log lines stay quiet).
             assert self.threads_per_worker is not None
-            credentials = self._credentials = make_credentials()
+            try:
+                credentials = self._credentials = make_credentials()
+            except ImportError as missing:
+                raise ClusterError(str(missing)) from None
             try:
                 with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
                     cluster = start_local_cluster(self.local_workers, self.threads_per_worker, credentials)

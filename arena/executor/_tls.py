@@ -65,11 +65,17 @@ class ClusterCredentials:
 
 
 def make_credentials() -> ClusterCredentials:
-    """A fresh CA and a certificate for each of `ROLES`, in a new private folder (0700, keys 0600)."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+    """A fresh CA and a certificate for each of `ROLES`, in a new private folder (0700, keys 0600).
+
+    Raises ImportError naming the extra when `cryptography` is missing.
+    """
+    try:
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+    except ImportError:
+        raise ImportError("--cluster local:N needs cryptography for its TLS: pip install 'seka-arena[dask]'") from None
 
     folder = Path(tempfile.mkdtemp(prefix="seka-cluster-tls-"))  # mode 0700, this user's
     try:
