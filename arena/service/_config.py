@@ -7,6 +7,7 @@ the folder holding the file.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +73,10 @@ class WebLimits:
     proxy's address, so cap clients at the proxy too."""
     replay_cache: int = 256
     """Sessions whose re-checked history is kept in memory for their replay pages (`web.replay_cache`)."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses of reverse proxies whose `X-Forwarded-For` names the client (`web.trusted_proxies`): a request
+    from one of them counts as from the last address that header lists; from anyone else, the header is
+    ignored (a client could write any address there)."""
 
 
 @dataclass(frozen=True)
@@ -177,7 +182,7 @@ _TOP_KEYS = ("data", "profile", "table", "limits", "isolation", "uploads", "quot
              "tournaments")
 _QUOTA_KEYS = ("versions_per_day", "stored_mb", "min_free_disk_mb")
 _UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
-_WEB_KEYS = ("events_total", "events_per_client", "replay_cache")
+_WEB_KEYS = ("events_total", "events_per_client", "replay_cache", "trusted_proxies")
 _LADDER_KEYS = ("enabled", "table_size", "placement_blocks", "random_share", "concurrency", "retry_seconds",
                 "max_failures", "secret_days")
 _SCHEDULE_KEYS = ("name", "cron", "top", "table_size", "sessions_per_table", "freeze_minutes", "publish")
@@ -317,13 +322,30 @@ def _read_quotas(reader: ConfigReader, entry: ConfigEntry) -> Quotas:
 
 def _read_web(reader: ConfigReader, entry: ConfigEntry) -> WebLimits:
     entries = reader.mapping(entry.node, "web", _WEB_KEYS, "web limits") or {}
-    found: dict[str, int] = {}
+    found: dict[str, Any] = {}
     for key, bounds in (("events_total", _STREAMS), ("events_per_client", _STREAMS), ("replay_cache", _CACHED)):
         if key in entries:
             value = reader.integer(entries[key].node, f"web.{key}", bounds)
             if value is not INVALID:
                 found[key] = value
+    if "trusted_proxies" in entries:
+        found["trusted_proxies"] = _read_addresses(reader, entries["trusted_proxies"].node, "web.trusted_proxies")
     return WebLimits(**found)
+
+
+def _read_addresses(reader: ConfigReader, node: yaml.Node, path: str) -> tuple[str, ...]:
+    if not isinstance(node, yaml.SequenceNode):
+        reader.report(node_line(node), path, f"must be a list of IP addresses, not {reader.show(node)}")
+        return ()
+    addresses: list[str] = []
+    for index, item in enumerate(node.value):
+        value = reader.scalar(item)
+        try:
+            addresses.append(str(ipaddress.ip_address(str(value))))
+        except ValueError:
+            reader.report(node_line(item), f"{path}[{index}]", f"must be an IP address such as 127.0.0.1, "
+                                                               f"not {reader.show(item)}")
+    return tuple(addresses)
 
 
 def _read_ladder(reader: ConfigReader, entry: ConfigEntry) -> LadderConfig:

@@ -104,6 +104,14 @@ def served_file(base: Path, relative: str) -> Path | None:
         return None
 
 
+def client_address(request: Request, trusted_proxies: tuple[str, ...]) -> str:
+    """The address a request comes from: its peer's, or, from a trusted reverse proxy, the last address
+    its `X-Forwarded-For` lists (the one that proxy added; the ones before it the client may have written)."""
+    peer = request.client.host if request.client else "?"
+    forwarded = [part.strip() for part in request.headers.get("x-forwarded-for", "").split(",") if part.strip()]
+    return forwarded[-1] if peer in trusted_proxies and forwarded else peer
+
+
 class EventStreams:
     """The server-sent event streams open, overall and per client address, each capped: a client holds
     a connection and a task for as long as it listens."""
@@ -304,7 +312,7 @@ def routes(service: Service) -> list[Route]:
 
     async def tournament_events(request: Request) -> Response:
         run = run_named(request.path_params["name"])
-        client = request.client.host if request.client else "?"
+        client = client_address(request, web.trusted_proxies)
         if (problem := event_streams.problem(client)) is not None:
             raise HTTPException(429, problem, headers={"Retry-After": str(_EVENTS_RETRY_SECONDS)})
 

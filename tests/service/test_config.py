@@ -89,3 +89,28 @@ tournaments:
         f"  {path}:7: tournaments[0].table_size: profile 'svara32' seats 2 to 2 players, not 3 (the service's game: "
         f"{game})",
     ]
+
+
+def test_quota_and_web_mistakes_are_reported_with_their_lines(tmp_path: Path) -> None:
+    path = tmp_path / "service.yaml"
+    path.write_text("""\
+data: data
+quotas: {versions_per_day: 0, stored_mb: lots}
+web:
+  events_per_client: 0
+  trusted_proxies: [127.0.0.1, proxy.example]
+""")
+    with pytest.raises(TournamentConfigError) as refused:
+        load_service_config(path)
+    lines = str(refused.value).splitlines()[1:]
+    where = f"  {path}"
+    assert lines == [
+        f"{where}:2: quotas.versions_per_day: must be a positive integer, not 0",
+        f"{where}:2: quotas.stored_mb: must be a positive integer, not 'lots'",
+        f"{where}:4: web.events_per_client: must be a positive integer, not 0",
+        f"{where}:5: web.trusted_proxies[1]: must be an IP address such as 127.0.0.1, not 'proxy.example'",
+    ]
+    path.write_text("data: data\nquotas: {min_free_disk_mb: 0}\nweb: {trusted_proxies: ['::1']}\n")
+    config = load_service_config(path)
+    assert config.quotas.min_free_bytes == 0 and config.quotas.versions_per_day == 20
+    assert config.web.trusted_proxies == ("::1",)

@@ -26,7 +26,7 @@ CONFIG = """\
 data: data
 table: {pots: 12}
 ladder: {enabled: false}
-web: {events_total: 3, events_per_client: 2, replay_cache: 1}
+web: {events_total: 3, events_per_client: 1, replay_cache: 1, trusted_proxies: [127.0.0.1]}
 tournaments:
   - {name: long, cron: "0 2 1 1 *", sessions_per_table: 1000}
 """
@@ -210,24 +210,35 @@ def _first_event(lines: Iterator[str]) -> str:
 
 
 def test_event_streams_are_capped_overall_and_per_client_address(web: Web) -> None:
+    """One stream per client and three in all here; 127.0.0.1 is a trusted proxy, whose X-Forwarded-For
+    names its clients, and 127.0.0.2 a client that writes any address there (ignored)."""
     run = web.running_run()
     url = f"/tournaments/{run}/events"
     other_address = httpx.HTTPTransport(local_address="127.0.0.2")  # a second client, on the loopback
-    with httpx.Client(base_url=web.url, timeout=60.0) as first, \
-            httpx.Client(base_url=web.url, timeout=60.0, transport=other_address) as second:
-        with first.stream("GET", url) as one, first.stream("GET", url) as two:
-            lines_one, lines_two = one.iter_lines(), two.iter_lines()
-            assert '"status": "running"' in _first_event(lines_one) and _first_event(lines_two)
-            with first.stream("GET", url) as refused:  # a third from the same address
-                assert refused.status_code == 429 and "at most 2" in refused.read().decode()
+
+    def forwarded(address: str) -> dict[str, str]:
+        return {"X-Forwarded-For": f"10.9.9.9, {address}"}  # the last address is the one the proxy added
+
+    with httpx.Client(base_url=web.url, timeout=60.0) as proxy, \
+            httpx.Client(base_url=web.url, timeout=60.0, transport=other_address) as client:
+        with proxy.stream("GET", url) as one:
+            lines_one = one.iter_lines()
+            assert '"status": "running"' in _first_event(lines_one)
+            with proxy.stream("GET", url) as refused:  # a second from the same address
+                assert refused.status_code == 429 and "already listens to 1" in refused.read().decode()
                 assert int(refused.headers["retry-after"]) > 0
-            with second.stream("GET", url) as three:
-                lines_three = three.iter_lines()
-                assert _first_event(lines_three)
-                with second.stream("GET", url) as overall:  # this address has one, the service serves 3
-                    assert overall.status_code == 429 and "at most 3" in overall.read().decode()
+            with proxy.stream("GET", url, headers=forwarded("198.51.100.7")) as two:  # the proxy's client
+                lines_two = two.iter_lines()
+                assert _first_event(lines_two)
+                with client.stream("GET", url, headers=forwarded("203.0.113.5")) as three:
+                    lines_three = three.iter_lines()
+                    assert _first_event(lines_three)
+                    with client.stream("GET", url, headers=forwarded("203.0.113.6")) as spoofed:
+                        assert spoofed.status_code == 429 and "already listens to 1" in spoofed.read().decode()
+                    with proxy.stream("GET", url, headers=forwarded("198.51.100.8")) as overall:
+                        assert overall.status_code == 429 and "at most 3" in overall.read().decode()
         # Streams closed by their clients are counted out (at their next event at the latest).
-        wait_for("the closed streams counted out", lambda: _opens(second, url), timeout=60)
+        wait_for("the closed streams counted out", lambda: _opens(client, url), timeout=60)
 
 
 def _opens(client: httpx.Client, url: str) -> bool:
