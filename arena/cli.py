@@ -33,7 +33,7 @@ from .match import deal_key_problem, keyed_seed, new_deal_key, public_session_id
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
 from .ratings import Sprt
 from .replay import describe_event, replay_file
-from .report import SessionHistory, write_report, write_session_replay
+from .report import Audience, SessionHistory, write_report, write_session_replay
 from .storage import FaultReason
 from .tournament import (
     LiveProgress,
@@ -320,11 +320,12 @@ def _print_report(console: Console, index: Path) -> None:
 def _report(args: argparse.Namespace) -> int:
     """Write a tournament's report: a static site of standings, charts, bot pages and session replays.
 
-    It opens from file:// with no network; the results folder is only read.
+    It opens from file:// with no network; the results folder is only read. `--audience public`
+    writes the copy to publish: each session as a spectator saw it, no bot's logs.
     Example: seka-arena report results/demo  (then open results/demo/report/index.html)
     """
     out = Path(args.out) if args.out is not None else None
-    _print_report(_console(), write_report(Path(args.results), out=out))
+    _print_report(_console(), write_report(Path(args.results), out=out, audience=Audience(args.audience)))
     return 0
 
 
@@ -583,6 +584,11 @@ def build_parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", help="write a tournament's HTML report", description=_report.__doc__)
     report.add_argument("results", help="results/<tournament> folder (or its tournament.sqlite)")
     report.add_argument("--out", metavar="DIR", help="the report's folder (default: RESULTS/report)")
+    report.add_argument("--audience", choices=[audience.value for audience in Audience],
+                        default=Audience.ORGANISERS.value,
+                        help="organisers (default): every hand, each seat's view, the bots' logs and fault reasons; "
+                             "public: each session as a spectator saw it (the hands shown at showdowns), no seed, "
+                             "logs nor fault reasons; public-hands: every hand, still no logs nor fault reasons")
     report.set_defaults(run=_report)
 
     schedule = commands.add_parser("schedule", help="print a tournament's planned sessions",

@@ -221,3 +221,31 @@ def test_a_report_that_cannot_be_written_is_a_warning_of_run_not_a_failure(
     printed = capsys.readouterr().out.replace("\n", "")
     assert "Warning: the report was not written: cannot write the report's page" in printed
     assert f"write it with: seka-arena report {out / 'results' / 'reported'}" in printed
+
+
+@pytest.mark.parametrize("audience", ["public", "public-hands"])
+def test_a_public_copy_shows_no_log_no_fault_reason_and_as_a_spectator_no_unshown_hand(
+        played: tuple[Path, str], tmp_path: Path, audience: str) -> None:
+    results, _ = played
+    site = tmp_path / "site"
+    assert main(["report", str(results), "--out", str(site), "--audience", audience]) == 0
+    assert check_site(site) == []
+    files = {path.relative_to(site).as_posix(): path.read_text() for path in site.rglob("*") if path.is_file()}
+    assert not any(".seat" in name or name.startswith("logs/") for name in files)
+    text = "\n".join(files.values())
+    with Store.open(results / "tournament.sqlite", read_only=True) as store:
+        reasons = [reason.reason for items in store.fault_reasons().values() for reason in items]
+    assert reasons and not any(reason in text for reason in reasons) and "not shown in a public report" in text
+    hidden = shown = 0
+    for history in sorted((results / "histories").glob("*.jsonl")):
+        records = [json.loads(line) for line in history.read_text().splitlines()]
+        turned = {tuple(cards) for record in records if record["event"] in ("showdown", "reveal")
+                  for cards in record["hands"].values()}
+        page = files[f"sessions/{history.stem}.html"]
+        for record in records:
+            for cards in record["hands"].values() if record["event"] == "deal" else ():
+                if tuple(cards) not in turned:
+                    hidden += 1
+                    shown += json.dumps(cards, separators=(",", ":")) in page
+        assert (records[0]["seed"] in page) == (audience == "public-hands")
+    assert hidden and shown == (hidden if audience == "public-hands" else 0)
