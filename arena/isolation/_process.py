@@ -45,7 +45,10 @@ from ._sandbox import (
     SandboxError,
     UidLease,
     confinement_problem,
+    copy_commands,
+    mount_copies_folder,
     mount_socket_folder,
+    remove_copies,
     rlimit_options,
     sandbox_argv,
     unmount,
@@ -118,8 +121,12 @@ def _write_log(log: BinaryIO, data: bytes, path: Path) -> None:
         raise
 
 
-def launch_prefix(limits: ProcessLimits, *, cgroup: Cgroup | None = None) -> list[str]:
+def launch_prefix(limits: ProcessLimits, *, cgroup: Cgroup | None = None,
+                  copies: Sequence[tuple[Path, Path]] = ()) -> list[str]:
     """The command words that arm the parent-death signal, join the control group, set the limits, then exec.
+
+    With `copies` (under `sandbox`), the bot's folders are copied once it is in its control group,
+    which is charged for the copies' pages.
 
     util-linux's `setpriv` and `prlimit` (and `sh` for joining the group) do in the child what a
     `preexec_fn` would, so the arena never forks its own (multi-threaded, gRPC-running)
@@ -131,8 +138,8 @@ def launch_prefix(limits: ProcessLimits, *, cgroup: Cgroup | None = None) -> lis
     """
     prefix = ["setpriv", "--pdeathsig", "KILL", "--"]
     if cgroup is not None:
-        joins = " && ".join(f"echo $$ > {shlex.quote(str(path))}" for path in cgroup.procs_files)
-        prefix += ["/bin/sh", "-c", f'{joins} && exec "$@"', "sh"]
+        steps = [f"echo $$ > {shlex.quote(str(path))}" for path in cgroup.procs_files] + copy_commands(copies)
+        prefix += ["/bin/sh", "-c", f'{" && ".join(steps)} && exec "$@"', "sh"]
     rlimits = rlimit_options(limits, address_space=cgroup is None)
     if rlimits:
         prefix += ["prlimit", *rlimits, "--"]
@@ -270,7 +277,7 @@ class BotProcess:
 
     def __init__(self, popen: subprocess.Popen[bytes], log_dir: Path, name: str, limits: ProcessLimits, *,
                  isolation: Isolation = Isolation.NONE, cgroup: Cgroup | None = None,
-                 uid: UidLease | None = None, socket_folder: Path | None = None,
+                 uid: UidLease | None = None, socket_folder: Path | None = None, copies_folder: Path | None = None,
                  launched_at: float | None = None) -> None:
         self._popen = popen
         self.spawned_at = time.monotonic()
@@ -293,6 +300,8 @@ class BotProcess:
         self.uid = uid
         """The uid of a sandboxed bot, its own while it runs, given back once it is stopped."""
         self.socket_folder = socket_folder
+        self.copies_folder = copies_folder
+        """Where the sandboxed bot's copies of its folders are, removed once it is stopped."""
         """A sandboxed bot's socket folder, a file system in memory, detached once it is stopped."""
         self.stdout_log = log_dir / f"{name}.stdout.log"
         self.stderr_log = log_dir / f"{name}.stderr.log"
@@ -337,6 +346,8 @@ class BotProcess:
         uid = None
         cgroup = None
         socket_folder = None
+        copies_folder = None
+        copies: list[tuple[Path, Path]] = []
         try:
             if isolation is Isolation.SANDBOX:
                 assert writable is not None, "a sandboxed bot needs its socket folder"
@@ -344,14 +355,18 @@ class BotProcess:
                 mount_socket_folder(writable, uid.uid)  # where the bot creates its socket
                 socket_folder = writable
                 try:
-                    command = sandbox_argv(argv, uid=uid.uid, cwd=Path(cwd or os.getcwd()), env=env or {},
-                                           writable=writable, private=[log_dir, *private], seccomp_fd=seccomp_fd,
-                                           confined=confined)
+                    sandboxed = sandbox_argv(argv, uid=uid.uid, cwd=Path(cwd or os.getcwd()), env=env or {},
+                                             writable=writable, private=[log_dir, *private], seccomp_fd=seccomp_fd,
+                                             confined=confined, copies=writable.with_name(f"{writable.name}.copies"))
                 except SandboxError as error:
                     raise SandboxError(f"bot {name!r}: {error}") from None
+                command, copies = sandboxed.argv, sandboxed.copies
+                if copies:
+                    mount_copies_folder(copies[0][1].parent, limits)
+                    copies_folder = copies[0][1].parent
             cgroup = Cgroup.create(name, limits) if isolation is not Isolation.NONE else None
             popen = subprocess.Popen(
-                [*launch_prefix(limits, cgroup=cgroup), *command], cwd=cwd,
+                [*launch_prefix(limits, cgroup=cgroup, copies=copies), *command], cwd=cwd,
                 env=dict(env) if env is not None else None, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, start_new_session=True, pass_fds=() if seccomp_fd is None else (seccomp_fd,),
             )
@@ -360,6 +375,8 @@ class BotProcess:
                 cgroup.discard()
             if socket_folder is not None:
                 unmount(socket_folder)
+            if copies_folder is not None:
+                remove_copies(copies_folder)
             if uid is not None:
                 uid.release()
             raise
@@ -368,7 +385,7 @@ class BotProcess:
                 os.close(seccomp_fd)
         LOGGER.debug("launched %s as pid %d (isolation %s): %s", name, popen.pid, isolation.value, command)
         return cls(popen, log_dir, name, limits, isolation=isolation, cgroup=cgroup, uid=uid,
-                   socket_folder=socket_folder, launched_at=launched_at)
+                   socket_folder=socket_folder, copies_folder=copies_folder, launched_at=launched_at)
 
     def exit_description(self) -> str:
         """How the bot ended (`killed by SIGKILL`, `exit status 1`) and any limit it ran into."""
@@ -559,6 +576,8 @@ class BotProcess:
             if not (self.cgroup is not None and self.cgroup.pids()):  # kept while a process of the bot may live
                 if self.socket_folder is not None:
                     unmount(self.socket_folder)
+                if self.copies_folder is not None:
+                    remove_copies(self.copies_folder)
                 if self.uid is not None:
                     self.uid.release()
         self._draining.deadline = min(self._draining.deadline, trio.current_time() + _DRAIN_GRACE)

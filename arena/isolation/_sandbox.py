@@ -813,6 +813,44 @@ def unmount(folder: Path) -> None:
     _LIBC.umount2(os.fsencode(folder), _MNT_DETACH)
 
 
+def mount_copies_folder(folder: Path, limits: ProcessLimits) -> None:
+    """Make `folder` a file system in memory to hold a sandboxed bot's copies of its own folders.
+
+    The copies are made by the bot's launch, in its control group, which is charged for their
+    pages (see `copy_commands`); the file system is as large as the bot's memory limit.
+
+    Raises:
+        SandboxError: the file system cannot be mounted.
+    """
+    folder.mkdir(mode=0o700)
+    size = f"size={limits.memory_mb}m," if limits.memory_mb is not None else ""
+    if _LIBC.mount(b"tmpfs", os.fsencode(folder), b"tmpfs", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV),
+                   f"{size}mode=0755".encode()) != 0:
+        error = ctypes.get_errno()
+        folder.rmdir()
+        raise SandboxError(f"cannot mount a file system in memory for the bot's copies at {folder}: "
+                           f"{os.strerror(error)}")
+
+
+def remove_copies(folder: Path) -> None:
+    """Detach the file system of a bot's copies (its pages go with it) and remove its mount point."""
+    unmount(folder)
+    try:
+        folder.rmdir()
+    except OSError:
+        LOGGER.warning("could not remove the copies folder %s", folder)
+
+
+def copy_commands(copies: Sequence[tuple[Path, Path]]) -> list[str]:
+    """Shell commands that copy each folder to its copy, as they are (links not followed, owners,
+    modes and times kept), for the launch to run once in the bot's control group.
+
+    >>> copy_commands([(Path("/bots/a b"), Path("/c/1"))])
+    ["cp -a -- '/bots/a b' /c/1"]
+    """
+    return [f"cp -a -- {shlex.quote(str(source))} {shlex.quote(str(copy))}" for source, copy in copies]
+
+
 # ---------------------------------------------------------------- the sandbox
 
 
@@ -992,8 +1030,18 @@ def _verify_confined_folder(folder: Path, hidden: Iterable[Path]) -> None:
                            "folder of its own")
 
 
+@dataclass(frozen=True)
+class SandboxCommand:
+    """The bubblewrap command of a sandboxed bot, and the folders it shows from copies."""
+
+    argv: list[str]
+    copies: list[tuple[Path, Path]]
+    """(a folder of the bot's, where its copy must be made before the command runs)."""
+
+
 def sandbox_argv(argv: Sequence[str], *, uid: int, cwd: Path, env: Mapping[str, str], writable: Path,
-                 private: Sequence[Path] = (), seccomp_fd: int | None = None, confined: bool = False) -> list[str]:
+                 private: Sequence[Path] = (), seccomp_fd: int | None = None,
+                 confined: bool = False, copies: Path | None = None) -> SandboxCommand:
     """The bubblewrap command that runs `argv` as `uid` (and as the group of that number) in the sandbox.
 
     Args:
@@ -1006,6 +1054,10 @@ def sandbox_argv(argv: Sequence[str], *, uid: int, cwd: Path, env: Mapping[str, 
         seccomp_fd: a file descriptor the bot's process inherits, holding the system-call filter.
         confined: a stranger's bot: it is shown `cwd` and the runtime only, whatever its command
             names (whose words the caller checked with `confinement_problem`).
+        copies: where copies of the bot's own folders (those of its command, not the shared ones) are
+            made, to be shown in their place: files of their own, whose page cache no other
+            session shares (a bot could otherwise leave a trace there for its copy in the next
+            mirror). None: the folders themselves are shown.
 
     Raises:
         SandboxError: bubblewrap is missing, or the bot's command would show it a `private` path
@@ -1043,11 +1095,17 @@ def sandbox_argv(argv: Sequence[str], *, uid: int, cwd: Path, env: Mapping[str, 
     else:
         argv = [_program(argv[0], env), *argv[1:]]
         own = verify_bot_folders(argv, cwd=cwd, env=env, hidden=[*private, writable.parent])
+    copied: list[tuple[Path, Path]] = []
     for directory in sorted({*shared, *own}, key=lambda path: len(path.parts)):
         if _covered(directory, readonly) or not directory.exists():
             continue
         ensure_parents(directory)
-        command += ["--ro-bind", str(directory), str(directory)]
+        source = directory
+        # A folder holding the arena's Python or package is shown in place: a copy would hold them too.
+        if copies is not None and directory not in shared and not any(directory in path.parents for path in shared):
+            source = copies / str(len(copied))
+            copied.append((directory, source))
+        command += ["--ro-bind", str(source), str(directory)]
         readonly.append(directory)
     ensure_parents(writable)
     command += ["--bind", str(writable), str(writable)]
@@ -1059,4 +1117,4 @@ def sandbox_argv(argv: Sequence[str], *, uid: int, cwd: Path, env: Mapping[str, 
     command += ["--chdir", str(cwd), "--",
                 "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
                 "--bounding-set=-all", "--"]
-    return [bwrap, *command, *argv]
+    return SandboxCommand([bwrap, *command, *argv], copied)

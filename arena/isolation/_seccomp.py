@@ -8,11 +8,15 @@ traced with strace, widened to the other calls of the same kinds that an ordinar
 another language may make. Everything else fails with EPERM: new namespaces (`unshare`, `setns`),
 tracing and reading other processes (`ptrace`, `process_vm_*`), kernel keyrings, BPF, perf
 events, io_uring, userfaultfd, the mount API (`open_tree_attr`, `listmount` included), modules,
-kexec, the clock, `memfd_secret`, and every call newer than this list. Three calls are allowed
-with their arguments checked:
+kexec, the clock, `memfd_secret`, and every call newer than this list (`cachestat` included).
+Nor does it allow what tells or moves what the page cache holds of a file, which a bot could use
+to leave a trace for its copy in a later session (see docs/isolation.md): `mincore`, `readahead`,
+`fadvise64`. Five calls are allowed with their arguments checked:
 
 - `clone`, without namespace flags (EPERM with them); `clone3` reports ENOSYS, since its flags
   are behind a pointer the filter cannot read, so that the C library falls back to `clone`;
+- `preadv2` and `pwritev2`, without `RWF_NOWAIT` (EPERM with it: it fails when the pages are
+  not cached, and so reads the page cache as `mincore` does);
 - `socket` and `socketpair`, for the families unix, inet and inet6 only (EAFNOSUPPORT for the
   others: vsock, which no network namespace covers, netlink, packet, bluetooth...).
 
@@ -47,6 +51,9 @@ _NUMBER, _ARCH, _FIRST_ARGUMENT = 0, 4, 16
 _AUDIT_ARCH_X86_64 = 0xC000003E
 _X32_BIT = 0x40000000
 _CLONE, _CLONE3, _SOCKET, _SOCKETPAIR = 56, 435, 41, 53
+_PREADV2, _PWRITEV2 = 327, 328
+_RWF_NOWAIT = 0x8
+_SIXTH_ARGUMENT = _FIRST_ARGUMENT + 5 * 8  # preadv2's and pwritev2's flags (their low 32 bits)
 _NAMESPACE_FLAGS = 0x7E020080  # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME
 SOCKET_FAMILIES = {"unix": 1, "inet": 2, "inet6": 10}
 """The socket families a sandboxed bot may use (AF_UNIX, AF_INET, AF_INET6)."""
@@ -54,8 +61,8 @@ SOCKET_FAMILIES = {"unix": 1, "inet": 2, "inet6": 10}
 ALLOWED_X86_64 = {
     # files
     "read": 0, "write": 1, "open": 2, "openat": 257, "openat2": 437, "close": 3, "close_range": 436, "lseek": 8,
-    "pread64": 17, "pwrite64": 18, "readv": 19, "writev": 20, "preadv": 295, "pwritev": 296, "preadv2": 327,
-    "pwritev2": 328, "stat": 4, "fstat": 5, "lstat": 6, "newfstatat": 262, "statx": 332, "statfs": 137,
+    "pread64": 17, "pwrite64": 18, "readv": 19, "writev": 20, "preadv": 295, "pwritev": 296, "stat": 4,
+    "fstat": 5, "lstat": 6, "newfstatat": 262, "statx": 332, "statfs": 137,
     "fstatfs": 138, "access": 21, "faccessat": 269, "faccessat2": 439, "readlink": 89, "readlinkat": 267,
     "getdents": 78, "getdents64": 217, "fcntl": 72, "flock": 73, "dup": 32, "dup2": 33, "dup3": 292, "pipe": 22,
     "pipe2": 293, "mkdir": 83, "mkdirat": 258, "rmdir": 84, "unlink": 87, "unlinkat": 263, "rename": 82,
@@ -64,11 +71,11 @@ ALLOWED_X86_64 = {
     "truncate": 76, "ftruncate": 77, "fsync": 74, "fdatasync": 75, "sync_file_range": 277, "fallocate": 285,
     "utime": 132, "utimes": 235, "utimensat": 280, "futimesat": 261, "getcwd": 79, "chdir": 80, "fchdir": 81,
     "umask": 95, "ioctl": 16, "sendfile": 40, "splice": 275, "tee": 276, "vmsplice": 278, "copy_file_range": 326,
-    "fadvise64": 221, "readahead": 187, "memfd_create": 319, "getxattr": 191, "lgetxattr": 192, "fgetxattr": 193,
+    "memfd_create": 319, "getxattr": 191, "lgetxattr": 192, "fgetxattr": 193,
     "listxattr": 194, "llistxattr": 195, "flistxattr": 196, "mknod": 133, "mknodat": 259, "inotify_init": 253,
     "inotify_init1": 294, "inotify_add_watch": 254, "inotify_rm_watch": 255,
     # memory
-    "brk": 12, "mmap": 9, "munmap": 11, "mremap": 25, "mprotect": 10, "madvise": 28, "msync": 26, "mincore": 27,
+    "brk": 12, "mmap": 9, "munmap": 11, "mremap": 25, "mprotect": 10, "madvise": 28, "msync": 26,
     "mlock": 149, "mlock2": 325, "munlock": 150, "mlockall": 151, "munlockall": 152, "membarrier": 324,
     "get_mempolicy": 239, "set_mempolicy": 238, "mbind": 237, "pkey_alloc": 330, "pkey_free": 331,
     "pkey_mprotect": 329,
@@ -137,6 +144,12 @@ def program(allowed: dict[str, int]) -> bytes:
         _instruction(_LOAD_WORD, _FIRST_ARGUMENT),  # clone's flags (their low 32 bits)
         _instruction(_JUMP_ANY_BIT, _NAMESPACE_FLAGS, 0, 1),
         _instruction(_RETURN, _ERRNO | errno.EPERM),
+        _instruction(_RETURN, _ALLOW),
+        _instruction(_JUMP_EQUAL, _PREADV2, 1, 0),
+        _instruction(_JUMP_EQUAL, _PWRITEV2, 0, 4),
+        _instruction(_LOAD_WORD, _SIXTH_ARGUMENT),
+        _instruction(_JUMP_ANY_BIT, _RWF_NOWAIT, 0, 1),
+        _instruction(_RETURN, _ERRNO | errno.EPERM),  # would say whether pages are in the page cache
         _instruction(_RETURN, _ALLOW),
         _instruction(_JUMP_EQUAL, _SOCKET, 1, 0),
         _instruction(_JUMP_EQUAL, _SOCKETPAIR, 0, len(families) + 3),

@@ -4,8 +4,10 @@ or its socket, and none can reach what the arena keeps on the host."""
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -85,6 +87,39 @@ async def test_a_warm_copy_of_a_bot_cannot_tell_its_twin_in_the_next_mirror_the_
     assert {guess["pot"] for guess in guesses} == set(opponent_cards), guesses
     assert all(guess["guessed"] is None for guess in guesses), (guesses, opponent_cards)
     assert not any(guess["readable"] for guess in guesses), guesses  # /proc/sys is not there to read
+
+
+async def test_a_bot_cannot_tell_its_copy_in_the_next_mirror_the_cards_through_the_page_cache(tmp_path: Path) -> None:
+    # The signaller's folder holds a file of 64 pages, out of the page cache: its copy in the first
+    # mirror loads the pages that spell the cards it is dealt, its copy in the second asks which
+    # are resident (by the time a read takes), facing those very cards.
+    folder = tmp_path / "signaller"
+    folder.mkdir()
+    for script in ("page_cache_signaller.py", "_hostile.py"):
+        shutil.copy(HOSTILE / script, folder / script)
+    with open(folder / "pages.bin", "wb") as pages:
+        pages.write(secrets.token_bytes(64 * mmap.PAGESIZE))
+        os.fsync(pages.fileno())
+        os.posix_fadvise(pages.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)  # out of the page cache
+    path = tournament_file(tmp_path / "pagecache.yaml", [
+        {"name": "signaller", "command": f"python3 {folder / 'page_cache_signaller.py'}"},
+        {"name": "call", "command": f"python3 {SAMPLE_BOTS / 'call_bot.py'}"},
+    ], pots=3, sessions_per_table=1, concurrency=1, duplicate=True)
+    runner = TournamentRunner(load_config(path, python=sys.executable), out=tmp_path / "out")
+    try:
+        assert await runner.run()
+        [first, second] = sorted(runner.store.finished_results(), key=lambda record: record.index)
+    finally:
+        runner.close()
+    assert (first.table, second.table) == (("signaller", "call"), ("call", "signaller"))
+    results = tmp_path / "out" / "results" / "pagecache"
+    opponent_cards = _first_deals(results / "histories" / f"{second.id}.jsonl", 0)
+    assert opponent_cards == _first_deals(results / "histories" / f"{first.id}.jsonl", 0)  # worth knowing
+    guesses: list[dict[str, Any]] = reports(results / "logs" / second.id, "signaller", "pagecache")
+    assert {guess["pot"] for guess in guesses} == set(opponent_cards), guesses
+    assert all(guess["guessed"] is None for guess in guesses), (guesses, opponent_cards)
+    assert all(guess["mincore"] == "[Errno 1] Operation not permitted" for guess in guesses), guesses
+    assert not list(tmp_path.glob("out/**/pages.bin")), "a copy of the bot's folder was left behind"
 
 
 def _peeking_tournament(tmp_path: Path) -> Path:

@@ -11,9 +11,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import trio
 
 from arena.isolation import (
     DEFAULT_LIMITS,
+    BotProcess,
     Isolation,
     ProcessLimits,
     SandboxError,
@@ -98,8 +100,9 @@ def _binds(command: list[str], kind: str) -> list[str]:
 def test_the_sandbox_command_binds_only_what_the_bot_needs(tmp_path: Path) -> None:
     sockets = tmp_path / "sockets" / "call-1"
     sockets.mkdir(parents=True)
-    command = sandbox_argv([sys.executable, str(CALL_BOT)], uid=2_000_000_123, cwd=ROOT, env={}, writable=sockets)
-    assert command[0].endswith("bwrap")
+    sandboxed = sandbox_argv([sys.executable, str(CALL_BOT)], uid=2_000_000_123, cwd=ROOT, env={}, writable=sockets)
+    command = sandboxed.argv
+    assert command[0].endswith("bwrap") and sandboxed.copies == []
     for flag in ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"):
         assert flag in command
     readonly = _binds(command, "--ro-bind")
@@ -113,6 +116,22 @@ def test_the_sandbox_command_binds_only_what_the_bot_needs(tmp_path: Path) -> No
     assert command[user:user + 3] == ["setpriv", "--reuid=2000000123", "--regid=2000000123"]
     assert command[-2:] == [sys.executable, str(CALL_BOT)]
     assert command[command.index("--chdir") + 1] == str(ROOT)
+    # Machine-wide counters a bot does not need are empty folders.
+    assert _binds(command, "--tmpfs") == ["/tmp", "/proc/sys", "/dev/pts"]
+
+
+@needs_bwrap
+def test_the_sandbox_shows_a_bot_copies_of_its_own_folders_and_the_shared_ones_in_place(tmp_path: Path) -> None:
+    sockets = tmp_path / "sockets" / "call-1"
+    sockets.mkdir(parents=True)
+    copies = tmp_path / "sockets" / "call-1.copies"
+    sandboxed = sandbox_argv([sys.executable, str(CALL_BOT)], uid=2_000_000_123, cwd=ROOT, env={}, writable=sockets,
+                             copies=copies)
+    assert sandboxed.copies == [(ROOT / "sample_bots", copies / "0")]
+    words = sandboxed.argv
+    binds = [(words[index + 1], words[index + 2]) for index, word in enumerate(words) if word == "--ro-bind"]
+    assert (str(copies / "0"), str(ROOT / "sample_bots")) in binds
+    assert (str(ARENA), str(ARENA)) in binds and (sys.prefix, sys.prefix) in binds  # shared: in place
 
 
 @needs_bwrap
@@ -266,3 +285,52 @@ def test_a_session_folder_is_removed_with_its_session(tmp_path: Path) -> None:
         (folder / "bot-1").mkdir()
         assert folder.is_dir() and folder.parent == Path(tempfile.gettempdir())
     assert not folder.exists()
+
+
+_READS_ITS_FILE = """\
+import os, sys, time
+info = os.stat(sys.argv[1])
+print(info.st_dev, info.st_ino, len(open(sys.argv[1], "rb").read()), flush=True)
+time.sleep(30)
+"""
+
+
+async def test_a_sandboxed_bot_runs_from_a_copy_of_its_folder_charged_to_it_and_removed_after(tmp_path: Path) -> None:
+    # No page cache of the bot's own files is shared with its copy in another session: each
+    # launch copies its folder into memory its control group pays for.
+    if (problem := isolation_problem(Isolation.SANDBOX)) is not None:
+        pytest.skip(problem)
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot.py").write_text(_READS_ITS_FILE)
+    data = folder / "data.bin"
+    data.write_bytes(os.urandom(16 << 20))
+    with session_folder() as sockets:
+        writable = sockets / "bot-1"
+        writable.mkdir()
+        process = BotProcess.launch([sys.executable, str(folder / "bot.py"), str(data)], name="bot",
+                                    log_dir=tmp_path / "logs", cwd=str(folder), isolation=Isolation.SANDBOX,
+                                    writable=writable, limits=ProcessLimits(memory_mb=256),
+                                    env=sandbox_env({}, address_env="SEKA_BOT_ADDRESS", address="unix:none"))
+        copies = writable.with_name("bot-1.copies")
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(process.drain_output)
+            try:
+                log = tmp_path / "logs" / "bot.stdout.log"
+                with trio.fail_after(20):
+                    while not log.exists() or not log.read_text().endswith("\n"):
+                        await trio.sleep(0.05)
+                device, inode, size = map(int, log.read_text().split())
+                assert size == 16 << 20  # the same file, as the bot sees it
+                assert (device, inode) != (os.stat(data).st_dev, os.stat(data).st_ino)  # but a copy
+                assert copies.is_dir() and os.stat(copies).st_dev != os.stat(data).st_dev
+                assert process.cgroup is not None
+                charged = []
+                for version, controllers, directory in process.cgroup.directories:
+                    if "memory" in controllers:
+                        charged.append(int((directory / ("memory.current" if version == 2
+                                                         else "memory.usage_in_bytes")).read_text()))
+                assert charged and charged[0] >= 16 << 20, charged  # its memory pays for the copy
+            finally:
+                await process.stop()
+        assert not copies.exists()  # taken away once the bot is stopped

@@ -38,7 +38,7 @@ def run(code: bytes, number: int, *args: int, arch: int = _X86_64) -> int:
 def test_every_call_of_the_allowlist_passes_and_every_other_is_refused() -> None:
     code = program(ALLOWED_X86_64)
     assert len(code) // 8 < 200  # runs of numbers, not one comparison per call
-    checked = {41, 53, 56, 435}  # socket, socketpair, clone, clone3
+    checked = {41, 53, 56, 435, 327, 328}  # socket, socketpair, clone, clone3, preadv2, pwritev2
     allowed = set(ALLOWED_X86_64.values())
     for number in range(600):
         expected = _ALLOW if number in allowed else _errno(errno.EPERM)
@@ -46,7 +46,9 @@ def test_every_call_of_the_allowlist_passes_and_every_other_is_refused() -> None
             assert run(code, number) == expected, number
     refused = {"ptrace": 101, "unshare": 272, "setns": 308, "mount": 165, "keyctl": 250, "bpf": 321,
                "perf_event_open": 298, "io_uring_setup": 425, "userfaultfd": 323, "memfd_secret": 447,
-               "listmount": 458, "open_tree_attr": 467, "process_vm_readv": 310, "kexec_load": 246}
+               "listmount": 458, "open_tree_attr": 467, "process_vm_readv": 310, "kexec_load": 246,
+               # what tells or moves what the page cache holds
+               "mincore": 27, "readahead": 187, "fadvise64": 221, "cachestat": 451}
     assert not allowed & set(refused.values())
     for number in refused.values():
         assert run(code, number) == _errno(errno.EPERM)
@@ -63,5 +65,10 @@ def test_calls_checked_by_their_arguments_and_other_abis() -> None:
     assert run(code, 56, 0x3D0F00) == _ALLOW  # a thread
     assert run(code, 56, 0x10000000 | 0x11) == _errno(errno.EPERM)  # CLONE_NEWUSER
     assert run(code, 435) == _errno(errno.ENOSYS)
+    rwf_hipri, rwf_nowait = 0x1, 0x8
+    for number in (327, 328):  # preadv2, pwritev2: RWF_NOWAIT would tell whether pages are cached
+        assert run(code, number, 3, 0, 1, 0, 0, 0) == run(code, number, 3, 0, 1, 0, 0, rwf_hipri) == _ALLOW
+        assert run(code, number, 3, 0, 1, 0, 0, rwf_nowait) == _errno(errno.EPERM)
+        assert run(code, number, 3, 0, 1, 0, 0, rwf_nowait | rwf_hipri) == _errno(errno.EPERM)
     assert run(code, 0x40000000 | 39) == _KILL  # x32's getpid
     assert run(code, 20, arch=0x40000003) == _KILL  # i386
