@@ -41,7 +41,7 @@ from ._registry import (
     bot_name_problem,
 )
 from ._service import Service
-from ._store import Author, NotYourBotError, RunRecord, TokenRefusedError, VersionRecord
+from ._store import Author, NotYourBotError, RunRecord, TokenRecord, TokenRefusedError, VersionRecord
 
 _MULTIPART_OVERHEAD = 64 * 1024
 """Bytes a multipart body may hold beyond the archive (boundaries, headers, small fields)."""
@@ -222,6 +222,12 @@ def version_json(version: VersionRecord, *, full: bool) -> dict[str, Any]:
     return shown
 
 
+def token_json(record: TokenRecord) -> dict[str, Any]:
+    """A token as organisers see it: its id (the start of its hash), never the token itself."""
+    return {"id": record.id, "author": record.author, "organiser": record.organiser, "created_at": record.created_at,
+            "expires_at": record.expires_at, "revoked_at": record.revoked_at}
+
+
 def failing_blocks(service: Service, *, organiser: bool) -> list[dict[str, Any]]:
     """The ladder blocks that failed and have not finished since, set aside first: their players, failures
     and when; the error (the arena's internals, paths included) only for an organiser."""
@@ -310,6 +316,27 @@ def routes(service: Service) -> list[Route]:
         service.store.disqualify(name, reason[:500])
         service.notify()
         return JSONResponse({"bot": name, "disqualified": reason[:500]})
+
+    async def reinstate(request: Request) -> Response:
+        require_organiser(service, request)
+        name = request.path_params["name"]
+        if service.store.bot(name) is None:
+            raise HTTPException(404, f"no bot {name!r}")
+        service.store.reinstate(name)
+        service.notify()
+        return JSONResponse({"bot": name, "disqualified": None})
+
+    async def tokens(request: Request) -> Response:
+        require_organiser(service, request)
+        return JSONResponse([token_json(record) for record in service.store.tokens()])
+
+    async def revoke_token(request: Request) -> Response:
+        require_organiser(service, request)
+        try:
+            record = service.store.revoke_token(request.path_params["id"])
+        except StorageError as error:
+            raise HTTPException(404, str(error)) from None
+        return JSONResponse(token_json(record))
 
     async def freeze(request: Request) -> Response:
         require_organiser(service, request)
@@ -404,6 +431,9 @@ def routes(service: Service) -> list[Route]:
         Route("/api/bots/{name}/versions", post_version, methods=["POST"]),
         Route("/api/bots/{name}/versions/{version}", get_version),
         Route("/api/bots/{name}/disqualify", disqualify, methods=["POST"]),
+        Route("/api/bots/{name}/reinstate", reinstate, methods=["POST"]),
+        Route("/api/tokens", tokens),
+        Route("/api/tokens/{id}/revoke", revoke_token, methods=["POST"]),
         Route("/api/freeze", freeze, methods=["POST"]),
         Route("/api/schedules", create_schedule, methods=["POST"]),
         Route("/api/schedules/{name}", delete_schedule, methods=["DELETE"]),

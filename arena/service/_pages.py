@@ -49,7 +49,7 @@ from ._api import (
 )
 from ._cron import report_audience, schedules_due_text
 from ._ladder import ladder_secrets
-from ._registry import log_tail
+from ._registry import FROZEN, log_tail
 from ._service import Service
 from ._store import RunRecord, TokenRefusedError, from_iso
 from ._views import (
@@ -253,6 +253,23 @@ def routes(service: Service) -> list[Route]:
             return RedirectResponse("/login", status_code=303)
         owned = [(bot, store.versions(bot.name)[::-1]) for bot in store.bots(author.name)]
         return render(service, request, "me.html", author=author, owned=owned)
+
+    async def console(request: Request) -> Response:
+        author = who(service, request)
+        if author is None:
+            return RedirectResponse("/login", status_code=303)
+        if not author.organiser:
+            raise HTTPException(403, "the organisers' console needs an organiser's token")
+        schedules = store.schedules()
+        in_file = {schedule.name for schedule in service.config.schedules}
+        in_play = {run.schedule for run in store.runs() if run.status in ("due", "running")}
+        return render(service, request, "console.html", frozen=store.setting(FROZEN) == "1",
+                      frozen_why=service.registry.is_frozen(), schedules=schedules,
+                      due=schedules_due_text(schedules), in_file=in_file, in_play=in_play, bots=store.bots(),
+                      failing=failing_blocks(service, organiser=True), tokens=store.tokens()[::-1])
+
+    async def console_script(request: Request) -> Response:
+        return FileResponse(_TEMPLATES / "console.js", media_type="text/javascript")
 
     async def login(request: Request) -> Response:
         if request.method == "GET":
@@ -483,4 +500,6 @@ def routes(service: Service) -> list[Route]:
         Route("/ladder/replays/{path:path}", ladder_replay_file),
         Route("/tournaments/{name}/replays/{path:path}", tournament_replay_file),
         Route("/static/style.css", stylesheet),
+        Route("/organiser", console),
+        Route("/static/console.js", console_script),
     ]

@@ -610,6 +610,12 @@ class ServiceStore:
             if connection.execute("UPDATE bots SET disqualified = ? WHERE name = ?", (reason, bot)).rowcount == 0:
                 raise StorageError(f"no bot {bot!r}")
 
+    def reinstate(self, bot: str) -> None:
+        """Put a disqualified bot back: its latest accepted version plays again."""
+        with self._write(f"reinstating {bot}") as connection:
+            if connection.execute("UPDATE bots SET disqualified = NULL WHERE name = ?", (bot,)).rowcount == 0:
+                raise StorageError(f"no bot {bot!r}")
+
     # --- settings ------------------------------------------------------------------------------
 
     def setting(self, key: str) -> str | None:
