@@ -286,6 +286,9 @@ class _Builder:
                 last["text"] = last["text"].split("; antes")[0] + "; antes " + ", ".join(antes)
                 last["pot"] = _text(self.pot)
                 last["balances"] = [_text(balance) for balance in self.balances]
+                if self.stacks is not None:  # the stacks after the antes, as the balances
+                    last["stacks"] = [_text(stack + balance)
+                                      for stack, balance in zip(self.stacks, self.balances, strict=True)]
             else:
                 self.step(number, kind, f"{self.name(seat)} pays the ante, {_text(amount)}", actor=seat)
         elif kind == "action":

@@ -251,8 +251,11 @@ def tournament_sessions(folder: Path, sessions: Sequence[SessionRecord]) -> list
             for record in sessions if record.status is SessionStatus.FINISHED and record.history_path is not None]
 
 
-def write_session_replay(out: Path, session: SessionHistory, *, audience: Audience = Audience.ORGANISERS) -> Path:
+def write_session_replay(out: Path, session: SessionHistory, *, audience: Audience = Audience.ORGANISERS,
+                         back: tuple[str, str] | None = None) -> Path:
     """The replay pages of one session (as `seka-arena play --out` writes them); returns its main page
-    (the organiser's, or a public audience's only one)."""
-    site = Site(out, title=f"Session {session.session}", context={"navigation": ()})
+    (the organiser's, or a public audience's only one). `back`: a link (address, label) to the page that
+    serves them, such as the service's session page."""
+    link = None if back is None else {"href": back[0], "label": back[1]}
+    site = Site(out, title=f"Session {session.session}", context={"navigation": (), "back": link})
     return write_replays(site, [session], audience=audience)[0]

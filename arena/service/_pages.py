@@ -452,7 +452,10 @@ def routes(service: Service) -> list[Route]:
             history = SessionHistory(session_id, path, logs=None if public else logs)
             audience = Audience.PUBLIC if public else Audience.ORGANISERS
             try:
-                await trio.to_thread.run_sync(lambda: write_session_replay(copy, history, audience=audience))
+                back = (f"/sessions/{session_id}" + (f"?tournament={run_name}" if run_name else ""),
+                        "← Back to the arena's session page")
+                await trio.to_thread.run_sync(lambda: write_session_replay(copy, history, audience=audience,
+                                                                           back=back))
             except (ReplayDataError, ArenaError) as error:
                 raise HTTPException(500, f"the history of session {session_id} cannot be shown: {error}") from None
         scope = f"tournaments/{run_named(run_name).name}" if run_name else "ladder"

@@ -194,9 +194,9 @@ def test_every_profiles_histories_replay_with_their_balances_and_secrets(name: s
     assert data["notes"] == [] and data["profile"] == name
     assert [step["balances"] for step in data["steps"]] == [want["balances"] for want in ledger(records)]
     if "stacks" in records[0]:
-        assert data["steps"][-1]["stacks"] == [str(Fraction(records[0]["stacks"][str(seat)])
-                                                   + Fraction(data["steps"][-1]["balances"][seat]))
-                                               for seat in range(seats)]
+        for step in data["steps"]:  # every step's stacks, the deal's after its antes, follow its balances
+            assert step["stacks"] == [str(Fraction(records[0]["stacks"][str(seat)]) + Fraction(step["balances"][seat]))
+                                      for seat in range(seats)]
     for seat in range(seats):
         seen: set[str] = set()
         for record in records:

@@ -8,10 +8,18 @@ import random
 import re
 from pathlib import Path
 
-from arena.engine import GEORGIAN
+from arena.engine import GEORGIAN, profile
 from arena.history import write_history
 from arena.policies import RandomPolicy, ThresholdPolicy, play_in_process
-from arena.report import SessionHistory, Site, card_text, seat_page, session_page, write_replays
+from arena.report import (
+    SessionHistory,
+    Site,
+    card_text,
+    seat_page,
+    session_page,
+    write_replays,
+    write_session_replay,
+)
 
 _DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
@@ -72,3 +80,21 @@ def test_a_seat_page_links_only_its_own_bots_logs(tmp_path: Path) -> None:
     assert (site.out / "logs/s0001/rand.stderr.txt").read_text() == "rand says hello\n"
     seat = (site.out / "sessions/s0001.seat0.html").read_text()  # seat 0 is rand in s0001
     assert "rand.stderr.txt" in seat and "thr.stderr.txt" not in seat
+
+
+def test_a_stake_tables_page_says_what_a_stake_table_plays_and_labels_what_it_draws(tmp_path: Path) -> None:
+    """Issue 25: the viewer said "bets up to 10" on stake tables, labelled the pot's size "Pot" under the
+    pot's number, drew an unlabelled marker, and had no way back to the service that served it."""
+    pages = {}
+    for name in ("seka36", "georgian"):
+        policies = [ThresholdPolicy(name="a"), ThresholdPolicy(name="b")]
+        state = play_in_process(profile(name), policies, seed=f"{name}-page", session=f"p-{name}")
+        history = SessionHistory(f"p-{name}", write_history(tmp_path / f"{name}.jsonl", state.events))
+        back = ("/sessions/p-seka36", "Back to the arena") if name == "seka36" else None
+        pages[name] = write_session_replay(tmp_path / name, history, back=back).read_text()
+    assert "ante and table stake 1, stacks of 50, 8 pots" in pages["seka36"] and "up to" not in pages["seka36"]
+    assert "ante 1, opening stake 1, payments up to 10, 8 pots" in pages["georgian"]
+    for page in pages.values():
+        assert "In the pot: <strong id=\"pot-amount\">" in page and ">the step shown</text>" in page
+    assert '<a class="back" href="/sessions/p-seka36">Back to the arena</a>' in pages["seka36"]
+    assert 'class="back"' not in pages["georgian"]  # a page written for a folder links nowhere else

@@ -163,6 +163,7 @@ def test_sample_bots_submitted_with_the_cli_are_checked_accepted_and_fill_the_la
     viewer = service.client.get(f"/sessions/{session}/viewer", follow_redirects=True)
     assert viewer.status_code == 200 and str(viewer.url).endswith(f"/ladder/replays/public/sessions/{session}.html")
     assert "replay.js" in viewer.text and "strong" in viewer.text and "spectator" in viewer.text
+    assert f'<a class="back" href="/sessions/{session}">' in viewer.text  # a way back to the service
     assert service.client.get("/ladder/replays/public/assets/replay.js").status_code == 200
     assert service.client.get("/ladder/replays/../service.sqlite").status_code == 404
 
