@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import IO
 
 from ..engine import ArenaError
+from ..storage import DiskFullError, is_disk_full
 from ..tournament import INVALID, ConfigReader, TournamentConfigError, compose_yaml, node_line
 from ._config import UploadLimits
 
@@ -105,6 +106,8 @@ def unpack_archive(data: bytes, destination: Path, *, limits: UploadLimits) -> M
     except (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as error:
         if isinstance(error, ArchiveError):
             raise
+        if is_disk_full(error):  # the service's fault, not the archive's
+            raise DiskFullError(destination.parent, "unpacking an archive") from error
         raise ArchiveError(f"the {kind} archive cannot be read: {error}") from None
     except RecursionError:  # tarfile reads a chain of extended headers by recursion
         raise ArchiveError(f"the {kind} archive cannot be read: its extended headers are nested too deep") from None

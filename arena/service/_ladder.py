@@ -54,7 +54,7 @@ from ..engine import Amount, ArenaError
 from ..history import write_history
 from ..match import public_session_id, run_session
 from ..ratings import ELO_PER_NAT, PairResults, RatingError, bradley_terry_pairs
-from ..storage import StorageError, make_way_for_replay
+from ..storage import StorageError, is_disk_full, make_way_for_replay
 from ..tournament import block_seed, commitment, mirrors
 from ._service import Service
 from ._store import LadderFailure, LadderSession, ServiceStore, from_iso, iso
@@ -288,9 +288,12 @@ class Ladder:
         try:
             block = await trio.to_thread.run_sync(functools.partial(
                 self.next_block, skip=waiting, may_plan=len(self._retry_at) <= 1))
-        except Exception:  # the store cannot plan a block (a full disk): not fatal, tried again
-            LOGGER.exception("the ladder cannot choose its next block; trying again in %g s",
-                             self.config.retry_seconds)
+        except Exception as error:  # the store cannot plan a block (a full disk): not fatal, tried again
+            if is_disk_full(error):
+                self.service.disk_full.met(error, "planning a ladder block")
+            else:
+                LOGGER.exception("the ladder cannot choose its next block; trying again in %g s",
+                                 self.config.retry_seconds)
             return None, now + self.config.retry_seconds
         if block:
             self._claimed.add(block[0].block)
@@ -302,8 +305,9 @@ class Ladder:
         try:
             failure = await trio.to_thread.run_sync(functools.partial(
                 store.record_ladder_failure, number, describe(error), max_failures=self.config.max_failures))
-        except Exception:  # the store cannot count it either (a full disk): retried after the longest wait
-            LOGGER.exception("cannot record the failure of ladder block %d", number)
+        except Exception as cause:  # the store cannot count it either (a full disk): retried after the longest wait
+            if not is_disk_full(cause):
+                LOGGER.exception("cannot record the failure of ladder block %d", number)
             failure = LadderFailure(number, _DOUBLINGS + 1, describe(error), store.now(), None)
         if failure.set_aside:
             self._retry_at.pop(number, None)
@@ -312,8 +316,11 @@ class Ladder:
         else:
             delay = retry_delay(failure.failures, self.config.retry_seconds)
             self._retry_at[number] = trio.current_time() + delay
-            LOGGER.error("ladder block %d failed (%d of %d tries in a row); retrying in %g s", number,
-                         failure.failures, self.config.max_failures, delay, exc_info=error)
+            if is_disk_full(error):  # the machine's fault, logged once per episode, without a traceback
+                self.service.disk_full.met(error, f"playing ladder block {number}")
+            else:
+                LOGGER.error("ladder block %d failed (%d of %d tries in a row); retrying in %g s", number,
+                             failure.failures, self.config.max_failures, delay, exc_info=error)
         self.service.notify()
 
     def next_block(self, *, skip: Collection[int] = (), may_plan: bool = True) -> list[LadderSession] | None:
@@ -363,4 +370,5 @@ class Ladder:
             faults[seat.seat] = sum(seat.telemetry["faults"].values())
         await trio.to_thread.run_sync(lambda: store.record_ladder_result(
             session.id, balances, faults, str(history.relative_to(self.service.config.data))))
+        self.service.disk_full.cleared()
         self.service.notify()

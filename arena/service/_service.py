@@ -14,7 +14,7 @@ import trio
 from ..checkbot import check_command
 from ..engine import format_amount
 from ..isolation import Isolation, default_isolation, verify_isolation
-from ..storage import make_private_folder
+from ..storage import is_disk_full, make_private_folder
 from ..tournament import Progress
 from ._board import Board
 from ._config import ServiceConfig
@@ -22,6 +22,26 @@ from ._registry import Registry
 from ._store import ServiceStore, VersionRecord, VersionStatus
 
 LOGGER = logging.getLogger(__name__)
+
+
+class DiskFullEpisodes:
+    """A full disk logged once per episode: when a write first meets it, and when writes succeed
+    again; the failures in between (each upload, action or ladder retry) are not logged again."""
+
+    def __init__(self) -> None:
+        self.since: str | None = None
+        """What first met the full disk, while the episode lasts; else None."""
+
+    def met(self, error: BaseException, doing: str) -> None:
+        if self.since is None:
+            self.since = doing
+            LOGGER.error("disk full while %s: %s; further failures are not logged until a write succeeds",
+                         doing, error)
+
+    def cleared(self) -> None:
+        if self.since is not None:
+            LOGGER.warning("the disk takes writes again (full since %s)", self.since)
+            self.since = None
 
 
 class Service:
@@ -35,6 +55,7 @@ class Service:
         self.isolation_warning = isolation_warning
         self.registry = Registry(store, config, isolation=isolation, frozen_until=self.frozen_until)
         self._checks_send, self._checks_receive = trio.open_memory_channel[int](math.inf)
+        self.disk_full = DiskFullEpisodes()
         self.changed = trio.Event()
         """Set (and replaced) whenever something pages show changes: live pages wait on it."""
         self.board = Board(store, changed=lambda: self.changed)
@@ -83,8 +104,11 @@ class Service:
                 continue
             try:
                 await self.registry.check(version)
-            except Exception:  # its verdict could not be stored (a full disk): pending, checked again next start
-                LOGGER.exception("recording the check of %s failed", version.label)
+            except Exception as error:  # its verdict was not stored (a full disk): pending, checked again next start
+                if is_disk_full(error):
+                    self.disk_full.met(error, f"checking {version.label}")
+                else:
+                    LOGGER.exception("recording the check of %s failed", version.label)
             self.notify()
 
 

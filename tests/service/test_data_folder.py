@@ -17,6 +17,7 @@ import pytest
 from arena.engine import format_amount
 from arena.replay import replay_file
 
+from .._tmpfs import tmpfs
 from ._archives import sample_archive
 from ._server import SEKA_ARENA, bearer, post_archive, running, token, wait_for
 
@@ -161,3 +162,38 @@ def test_the_lock_names_its_holder_and_token_works_beside_it(tmp_path: Path) -> 
         alice = token(config, "alice")
         with httpx.Client(base_url=server.url, timeout=60) as client:
             assert client.get("/api/bots", headers=bearer(alice)).status_code == 200
+
+
+def _fill(disk: Path) -> Path:
+    """A file that takes every free byte of `disk`."""
+    filler = disk / "filler"
+    subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=64k"], capture_output=True)
+    return filler
+
+
+def test_a_full_disk_is_507_with_its_reason_for_uploads_and_organiser_actions_logged_once(tmp_path: Path) -> None:
+    with tmpfs(tmp_path / "disk", size="8m") as disk:
+        config = tmp_path / "service.yaml"
+        config.write_text(f"data: {disk / 'data'}\nisolation: none\nladder: {{enabled: false}}\n"
+                          "tournaments:\n  - {name: cup, cron: '0 2 * * *'}\n")
+        organiser, author = token(config, "org", organiser=True), token(config, "alice")
+        with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+            assert post_archive(client, "call", sample_archive("call"), author).status_code == 201
+            filler = _fill(disk)
+            answers = [post_archive(client, "threshold", sample_archive("threshold"), author) for _ in range(3)]
+            answers += [client.post("/api/freeze", json={"frozen": True}, headers=bearer(organiser)),
+                        client.post("/api/bots/call/disqualify", json={"reason": "x" * 4000},
+                                    headers=bearer(organiser)),
+                        client.post("/api/schedules", json={"name": "weekly", "cron": "0 3 * * 1"},
+                                    headers=bearer(organiser)),
+                        client.post("/api/schedules/cup/run", headers=bearer(organiser))]
+            for answer in answers:
+                assert answer.status_code == 507, (answer.status_code, answer.text)
+                assert answer.headers["content-type"] == "application/json"
+                assert answer.json()["error"].startswith("insufficient storage: the service's disk is full")
+            assert client.get("/api/bots/threshold/versions/latest", headers=bearer(author)).status_code == 404
+            filler.unlink()  # the organisers free space: the same upload goes through
+            assert post_archive(client, "threshold", sample_archive("threshold"), author).status_code == 201
+            output = wait_for("the end of the episode logged", lambda: "the disk takes writes again" in server.output()
+                              and server.output())
+        assert output.count("disk full while") == 1 and "Traceback" not in output, output
