@@ -150,6 +150,30 @@ def _isolation_levels(record: SessionRecord) -> list[str]:
     return [str((entry or {}).get("isolation", "unrecorded")) for entry in (record.telemetry or {}).values()]
 
 
+_LAUNCH_CHAIN = ("prlimit: ", "setpriv: ", "bwrap: ", "sh: ", "/bin/sh: ")
+"""How the programs that start a bot (`arena.isolation`) begin their error lines: such a line in a
+bot's stderr before it was ready is the launch failing, before the bot's own command ran."""
+
+
+def arena_launch_failure(outcome: JobOutcome) -> str | None:
+    """The reason every bot of a session failed to start, when it is one and the arena's own (an error
+    line of the launch chain: prlimit, setpriv, bubblewrap, the shell joining the control group), else None.
+
+    One reason shared by every seat points at the arena or the machine: charging it to the bots as
+    crashes would rate them on the arena's fault, and every later session would fail alike.
+    """
+    reasons = set()
+    for seat in outcome.seats:
+        lines = [line for kind, reason, _ in seat.fault_reasons if kind == "crash"
+                 and reason.startswith("exited before it was ready")
+                 for line in reason.partition("last stderr lines:\n")[2].splitlines()
+                 if line.startswith(_LAUNCH_CHAIN)]
+        if not lines:
+            return None
+        reasons.add(lines[0])
+    return reasons.pop() if len(outcome.seats) > 1 and len(reasons) == 1 else None
+
+
 def _faults_by_bot(outcome: JobOutcome) -> dict[str, dict[str, int]]:
     return {seat.bot: dict(seat.telemetry["faults"]) for seat in outcome.seats}
 
@@ -385,6 +409,10 @@ class TournamentRunner:
             raise ArenaError(f"the executor returned session {outcome.session_id} for {record.id}")
         if self.store.session(record.id).status is SessionStatus.FINISHED:
             return False
+        if (reason := arena_launch_failure(outcome)) is not None:  # nothing is charged to the bots
+            raise ArenaError(f"every bot of session {record.id} failed to start for the same reason, the arena's "
+                             f"own, not theirs: {reason}; the session is not stored: fix the cause and run the "
+                             "same command again (the tournament resumes there)")
         for name, data in outcome.logs.items():
             if Path(name).name != name or not name.endswith(".log"):
                 raise ArenaError(f"session {record.id}: a worker returned the log file {name!r}, not a *.log name")

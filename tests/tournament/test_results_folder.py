@@ -244,3 +244,23 @@ def test_a_process_file_limit_too_low_to_run_is_one_line(tmp_path: Path) -> None
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith("seka-arena run: too many open files: this process may open only 64 (ulimit -n)")
+
+
+def test_a_run_whose_every_bot_fails_to_start_for_the_arenas_reason_stops_with_that_reason(tmp_path: Path) -> None:
+    # The launch chain cannot run: prlimit is not on the PATH the arena is given (its setpriv and
+    # shell are), so every bot fails before its own command runs. That is the arena's fault, not the bots'.
+    tournament = definition(tmp_path)
+    tournament.write_text(tournament.read_text() + "isolation: none\nlimits: {cpu_seconds: 60}\n")
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    for program in ("setpriv", "sh"):
+        found = shutil.which(program)
+        assert found is not None
+        (programs / program).symlink_to(found)
+    done = subprocess.run([str(SEKA_ARENA), "run", str(tournament), "--out", str(tmp_path / "out"), "--no-report"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PATH": str(programs)})
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, (done.returncode, done.stderr)
+    assert "failed to start for the same reason, the arena's own, not theirs: setpriv: failed to execute " \
+           "prlimit: No such file or directory" in done.stderr
+    assert all(row["status"] != "finished" for row in rows(tmp_path / "out" / "results" / "small"))
