@@ -21,10 +21,10 @@ from ._sandbox import default_isolation as default_isolation
 from ._sandbox import ensure_open_files as ensure_open_files
 from ._sandbox import isolation_problem as isolation_problem
 from ._sandbox import lowered_defaults_warning as lowered_defaults_warning
-from ._sandbox import open_files_ceiling as open_files_ceiling
-from ._sandbox import open_files_problem as open_files_problem
 from ._sandbox import remove_stale_cgroups as remove_stale_cgroups
 from ._sandbox import remove_stale_folders as remove_stale_folders
+from ._sandbox import rlimit_ceiling as rlimit_ceiling
+from ._sandbox import rlimit_problem as rlimit_problem
 from ._sandbox import sandbox_env as sandbox_env
 from ._sandbox import seal_socket_folder as seal_socket_folder
 from ._sandbox import session_folder as session_folder

@@ -124,9 +124,9 @@ class ProcessLimits:
         if isolation is Isolation.NONE:
             return self
         filled = {name: getattr(DEFAULT_LIMITS, name) for name in _DEFAULTED if getattr(self, name) is None}
-        ceiling = open_files_ceiling()
-        if "open_files" in filled and ceiling is not None:  # a default the arena cannot give is lowered
-            filled["open_files"] = min(filled["open_files"], ceiling)
+        for key in _RLIMITS:  # a default the arena cannot give is lowered to what it can
+            if key in filled and (ceiling := rlimit_ceiling(key)) is not None:
+                filled[key] = min(filled[key], ceiling)
         return replace(self, **filled)
 
 
@@ -136,20 +136,41 @@ DEFAULT_LIMITS = ProcessLimits(cpu_seconds=300, memory_mb=1024, processes=64, op
 _DEFAULTED = ("cpu_seconds", "memory_mb", "processes", "open_files", "file_size_mb", "cpus")
 
 
-def open_files_ceiling() -> int | None:
-    """The most open files a bot can be given: the arena's own hard RLIMIT_NOFILE (`ulimit -Hn`),
-    above which `prlimit` fails at every launch; None when it is unlimited."""
-    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-    return None if hard == resource.RLIM_INFINITY else hard
+@dataclass(frozen=True)
+class _Rlimit:
+    resource: int
+    what: str
+    ulimit: str
+    per_unit: int
+    """The resource's units in one unit of the YAML key (bytes in a MiB)."""
+    slack: int = 0
+    """What `prlimit` sets the hard limit above the soft one (`rlimit_options`)."""
 
 
-def open_files_problem(value: int | None) -> str | None:
-    """Why the arena cannot give each bot `value` open files (more than its own hard limit), or None."""
-    ceiling = open_files_ceiling()
+_RLIMITS = {
+    "open_files": _Rlimit(resource.RLIMIT_NOFILE, "open files", "ulimit -Hn", 1),
+    "file_size_mb": _Rlimit(resource.RLIMIT_FSIZE, "file size (MiB)", "ulimit -Hf", 1024 * 1024),
+    "cpu_seconds": _Rlimit(resource.RLIMIT_CPU, "CPU seconds", "ulimit -Ht", 1, slack=1),
+}
+"""The per-process limits `prlimit` sets, which it cannot raise above the arena's own hard limit."""
+
+
+def rlimit_ceiling(key: str) -> int | None:
+    """The most of limit `key` (`open_files`, `file_size_mb`, `cpu_seconds`) a bot can be given: the
+    arena's own hard limit, above which `prlimit` fails at every launch; None when unlimited."""
+    limit = _RLIMITS[key]
+    hard = resource.getrlimit(limit.resource)[1]
+    return None if hard == resource.RLIM_INFINITY else max(0, hard // limit.per_unit - limit.slack)
+
+
+def rlimit_problem(key: str, value: int | None) -> str | None:
+    """Why the arena cannot give each bot `value` of limit `key` (more than its own hard limit), or None."""
+    ceiling = rlimit_ceiling(key) if key in _RLIMITS else None
     if value is None or ceiling is None or value <= ceiling:
         return None
-    return (f"must be at most {ceiling}, this arena's own hard limit of open files (ulimit -Hn), not {value}: a bot "
-            "cannot be given more than the arena has (raise the arena's limit, or lower this one)")
+    limit = _RLIMITS[key]
+    return (f"must be at most {ceiling}, what this arena's own hard limit of {limit.what} allows ({limit.ulimit}), "
+            f"not {value}: a bot cannot be given more than the arena has (raise the arena's limit, or lower this one)")
 
 
 _FILES_OF_THE_ARENA = 64
@@ -178,14 +199,16 @@ def ensure_open_files(bots: int) -> None:
 
 
 def lowered_defaults_warning(isolation: Isolation) -> str | None:
-    """What the run's output says when a default limit at `isolation` is above what the arena can
-    give and is lowered (`ProcessLimits.effective`), or None."""
-    ceiling = open_files_ceiling()
-    if isolation is Isolation.NONE or ceiling is None or DEFAULT_LIMITS.open_files is None \
-            or DEFAULT_LIMITS.open_files <= ceiling:
+    """What the run's output says when default limits at `isolation` are above what the arena can
+    give and are lowered (`ProcessLimits.effective`), or None."""
+    if isolation is Isolation.NONE:
         return None
-    return (f"the default limit of open files of each bot ({DEFAULT_LIMITS.open_files}) is above this arena's own "
-            f"hard limit ({ceiling}, ulimit -Hn): bots get {ceiling}")
+    lowered = [f"{_RLIMITS[key].what} {getattr(DEFAULT_LIMITS, key)} -> {ceiling} ({_RLIMITS[key].ulimit})"
+               for key in _RLIMITS if (ceiling := rlimit_ceiling(key)) is not None
+               and getattr(DEFAULT_LIMITS, key) is not None and getattr(DEFAULT_LIMITS, key) > ceiling]
+    if not lowered:
+        return None
+    return f"default limits of each bot above this arena's own hard limits are lowered to them: {', '.join(lowered)}"
 
 
 def rlimit_options(limits: ProcessLimits, *, address_space: bool) -> list[str]:

@@ -31,7 +31,7 @@ import yaml
 
 from ..engine import GEORGIAN, PROFILE_SPECS, Amount, OptionSpec, ProfileSpec, RulesError, format_amount, parse_amount
 from ..executor import ClusterCertificates, cluster_problem
-from ..isolation import Isolation, confinement_problem, open_files_problem
+from ..isolation import Isolation, confinement_problem, rlimit_problem
 from ._config import (
     CONCURRENCY,
     LIMIT_BOUNDS,
@@ -540,7 +540,7 @@ def read_limits(reader: ConfigReader, node: yaml.Node, path: str, defaults: BotL
         return _BAD
     def problem(key: str, value: Any, *, shown: str) -> str | None:
         # The file's rule, then the machine's: a limit the arena cannot apply would fail every launch.
-        return limit_problem(key, value, shown=shown) or (open_files_problem(value) if key == "open_files" else None)
+        return limit_problem(key, value, shown=shown) or rlimit_problem(key, value)
 
     values = {key: reader.checked(entry.node, f"{path}.{key}", reader.scalar(entry.node),
                                   functools.partial(problem, key))

@@ -209,19 +209,26 @@ def test_a_damaged_value_in_a_stored_row_is_one_line_naming_the_row_from_ratings
 
 # --- limits the arena cannot apply -------------------------------------------------------------
 
-def _limited(ulimit: int, *command: str) -> list[str]:
-    """`command` run by `seka-arena` under `ulimit -n` (soft and hard), as an organiser's shell sets it."""
-    return ["bash", "-c", f'ulimit -n {ulimit} && exec "$@"', "bash", str(SEKA_ARENA), *command]
+def _limited(ulimit: int, *command: str, option: str = "-n") -> list[str]:
+    """`command` run by `seka-arena` under `ulimit OPTION` (soft and hard), as an organiser's shell sets it."""
+    return ["bash", "-c", f'ulimit {option} {ulimit} && exec "$@"', "bash", str(SEKA_ARENA), *command]
 
 
-def test_an_open_files_limit_above_the_arenas_own_is_refused_at_load_with_file_and_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("setting", "option", "ulimit", "ceiling", "what"), [
+    ("open_files: 4096", "-n", 1024, 1024, "open files allows (ulimit -Hn)"),
+    ("file_size_mb: 64", "-f", 2048, 2, "file size (MiB) allows (ulimit -Hf)"),  # ulimit -f counts KiB
+], ids=["open_files", "file_size_mb"])
+def test_a_limit_above_the_arenas_own_is_refused_at_load_with_file_and_line(
+        tmp_path: Path, setting: str, option: str, ulimit: int, ceiling: int, what: str) -> None:
     tournament = definition(tmp_path)
-    tournament.write_text(tournament.read_text() + "isolation: limits\nlimits:\n  open_files: 4096\n")
-    done = subprocess.run(_limited(1024, "run", str(tournament), "--out", str(tmp_path / "out")), cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
-    line = tournament.read_text().splitlines().index("  open_files: 4096") + 1
+    tournament.write_text(tournament.read_text() + f"isolation: limits\nlimits:\n  {setting}\n")
+    done = subprocess.run(_limited(ulimit, "run", str(tournament), "--out", str(tmp_path / "out"), option=option),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    line = tournament.read_text().splitlines().index(f"  {setting}") + 1
+    key = setting.split(":")[0]
     assert done.returncode == 1, done.stdout
-    assert f"{tournament}:{line}: limits.open_files: must be at most 1024, this arena's own hard limit" in done.stderr
+    assert f"{tournament}:{line}: limits.{key}: must be at most {ceiling}, what this arena's own hard limit of " \
+           f"{what}" in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()
 
 
@@ -232,8 +239,8 @@ def test_a_default_open_files_limit_above_the_arenas_own_is_lowered_with_a_warni
     done = subprocess.run(_limited(128, "run", str(tournament), "--out", str(tmp_path / "out"), "--no-report"),
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "the default limit of open files of each bot (256) is above this arena's own hard limit (128" in " ".join(
-        done.stdout.split())
+    assert "default limits of each bot above this arena's own hard limits are lowered to them: open files 256 -> " \
+           "128 (ulimit -Hn)" in " ".join(done.stdout.split())
     assert all(row["faults"] == '{"call":{},"threshold":{}}' or "crash" not in str(row["faults"])
                for row in rows(tmp_path / "out" / "results" / "small"))
 
