@@ -166,7 +166,7 @@ def arena_launch_failure(outcome: JobOutcome) -> str | None:
     for seat in outcome.seats:
         lines = [line for kind, reason, _ in seat.fault_reasons if kind == "crash"
                  and reason.startswith("exited before it was ready")
-                 for line in reason.partition("last stderr lines:\n")[2].splitlines()
+                 for line in reason.splitlines()[1:]  # the lines of its stderr the reason quotes
                  if line.startswith(_LAUNCH_CHAIN)]
         if not lines:
             return None

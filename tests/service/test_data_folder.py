@@ -18,7 +18,7 @@ from arena.engine import format_amount
 from arena.replay import replay_file
 
 from .._tmpfs import tmpfs
-from ._archives import sample_archive
+from ._archives import file, sample_archive, sample_bot, tar_gz
 from ._server import SEKA_ARENA, bearer, post_archive, running, token, wait_for
 
 LADDER = """\
@@ -164,9 +164,9 @@ def test_the_lock_names_its_holder_and_token_works_beside_it(tmp_path: Path) -> 
             assert client.get("/api/bots", headers=bearer(alice)).status_code == 200
 
 
-def _fill(disk: Path) -> Path:
+def _fill(disk: Path, name: str = "filler") -> Path:
     """A file that takes every free byte of `disk`."""
-    filler = disk / "filler"
+    filler = disk / name
     subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=64k"], capture_output=True)
     return filler
 
@@ -175,12 +175,19 @@ def test_a_full_disk_is_507_with_its_reason_for_uploads_and_organiser_actions_lo
     with tmpfs(tmp_path / "disk", size="8m") as disk:
         config = tmp_path / "service.yaml"
         config.write_text(f"data: {disk / 'data'}\nisolation: none\nladder: {{enabled: false}}\n"
+                          "quotas: {min_free_disk_mb: 0}\n"  # the disk fills up, rather than a floor refusing
                           "tournaments:\n  - {name: cup, cron: '0 2 * * *'}\n")
         organiser, author = token(config, "org", organiser=True), token(config, "alice")
         with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
             assert post_archive(client, "call", sample_archive("call"), author).status_code == 201
+            room = disk / "room"
+            room.write_bytes(b"\0" * (64 << 10))
             filler = _fill(disk)
-            answers = [post_archive(client, "threshold", sample_archive("threshold"), author) for _ in range(3)]
+            room.unlink()  # 64 KiB left: the upload passes the free-space floor, its 1 MiB unpacking fills the disk
+            big = tar_gz([file(name, data) for name, data in sample_bot("threshold").items()]
+                         + [file("padding.bin", b"\0" * (1 << 20))])
+            answers = [post_archive(client, "threshold", big, author) for _ in range(3)]
+            rest = _fill(disk, "rest")  # what a refused unpacking gave back
             answers += [client.post("/api/freeze", json={"frozen": True}, headers=bearer(organiser)),
                         client.post("/api/bots/call/disqualify", json={"reason": "x" * 4000},
                                     headers=bearer(organiser)),
@@ -193,7 +200,8 @@ def test_a_full_disk_is_507_with_its_reason_for_uploads_and_organiser_actions_lo
                 assert answer.json()["error"].startswith("insufficient storage: the service's disk is full")
             assert client.get("/api/bots/threshold/versions/latest", headers=bearer(author)).status_code == 404
             filler.unlink()  # the organisers free space: the same upload goes through
-            assert post_archive(client, "threshold", sample_archive("threshold"), author).status_code == 201
+            rest.unlink()
+            assert post_archive(client, "threshold", big, author).status_code == 201
             output = wait_for("the end of the episode logged", lambda: "the disk takes writes again" in server.output()
                               and server.output())
         assert output.count("disk full while") == 1 and "Traceback" not in output, output
