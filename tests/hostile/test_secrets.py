@@ -32,7 +32,7 @@ _SANDBOX_ENV = {"HOME", "LANG", "PATH", "PWD", "SEKA_BOT_ADDRESS", "SNOOP_NEEDLE
 
 
 def _tournament(tmp_path: Path, *, isolation: Isolation, pots: int, budget: float) -> tuple[Path, str]:
-    secret = f"seka-secret-{secrets.token_hex(16)}"
+    secret = secrets.token_hex(16)  # a written secret needs 128 random bits (and the snooper looks for it)
     marker = f"seka-leak-{secrets.token_hex(8)}"  # in no file: the leaky bot gets it from its environment
     path = tmp_path / "secret-tournament.yaml"
     out = tmp_path / "out"
