@@ -294,40 +294,38 @@ def seats_problem(rules: Rules, size: int) -> str | None:
     return None
 
 
-def _read_uploads(reader: ConfigReader, entry: ConfigEntry) -> UploadLimits:
-    entries = reader.mapping(entry.node, "uploads", _UPLOAD_KEYS, "upload limits") or {}
-    found: dict[str, int] = {}
-    for key, bounds, scale, name in (("archive_mb", _MEGABYTES, _MIB, "archive_bytes"),
-                                     ("unpacked_mb", _MEGABYTES, _MIB, "unpacked_bytes"),
-                                     ("files", _FILES, 1, "files")):
+def _read_integers(reader: ConfigReader, entries: dict[str, ConfigEntry], section: str,
+                   fields: tuple[tuple[str, Bounds, int, str], ...]) -> dict[str, Any]:
+    """The integer settings of a section that the file gives, each checked against its bounds and scaled:
+    (YAML key, bounds, scale, field name)."""
+    found: dict[str, Any] = {}
+    for key, bounds, scale, name in fields:
         if key in entries:
-            value = reader.integer(entries[key].node, f"uploads.{key}", bounds)
+            value = reader.integer(entries[key].node, f"{section}.{key}", bounds)
             if value is not INVALID:
                 found[name] = value * scale
-    return UploadLimits(**found)
+    return found
+
+
+def _read_uploads(reader: ConfigReader, entry: ConfigEntry) -> UploadLimits:
+    entries = reader.mapping(entry.node, "uploads", _UPLOAD_KEYS, "upload limits") or {}
+    return UploadLimits(**_read_integers(reader, entries, "uploads", (
+        ("archive_mb", _MEGABYTES, _MIB, "archive_bytes"), ("unpacked_mb", _MEGABYTES, _MIB, "unpacked_bytes"),
+        ("files", _FILES, 1, "files"))))
 
 
 def _read_quotas(reader: ConfigReader, entry: ConfigEntry) -> Quotas:
     entries = reader.mapping(entry.node, "quotas", _QUOTA_KEYS, "quotas") or {}
-    found: dict[str, int] = {}
-    for key, bounds, scale, name in (("versions_per_day", _DAILY, 1, "versions_per_day"),
-                                     ("stored_mb", _STORED_MB, _MIB, "stored_bytes"),
-                                     ("min_free_disk_mb", _FREE_MB, _MIB, "min_free_bytes")):
-        if key in entries:
-            value = reader.integer(entries[key].node, f"quotas.{key}", bounds)
-            if value is not INVALID:
-                found[name] = value * scale
-    return Quotas(**found)
+    return Quotas(**_read_integers(reader, entries, "quotas", (
+        ("versions_per_day", _DAILY, 1, "versions_per_day"), ("stored_mb", _STORED_MB, _MIB, "stored_bytes"),
+        ("min_free_disk_mb", _FREE_MB, _MIB, "min_free_bytes"))))
 
 
 def _read_web(reader: ConfigReader, entry: ConfigEntry) -> WebLimits:
     entries = reader.mapping(entry.node, "web", _WEB_KEYS, "web limits") or {}
-    found: dict[str, Any] = {}
-    for key, bounds in (("events_total", _STREAMS), ("events_per_client", _STREAMS), ("replay_cache", _CACHED)):
-        if key in entries:
-            value = reader.integer(entries[key].node, f"web.{key}", bounds)
-            if value is not INVALID:
-                found[key] = value
+    found = _read_integers(reader, entries, "web", (
+        ("events_total", _STREAMS, 1, "events_total"), ("events_per_client", _STREAMS, 1, "events_per_client"),
+        ("replay_cache", _CACHED, 1, "replay_cache")))
     if "trusted_proxies" in entries:
         found["trusted_proxies"] = _read_addresses(reader, entries["trusted_proxies"].node, "web.trusted_proxies")
     return WebLimits(**found)
