@@ -962,9 +962,14 @@ def _version(row: sqlite3.Row) -> VersionRecord:
 
 def _ladder(row: sqlite3.Row) -> LadderSession:
     balances, faults = row["balances"], row["faults"]
-    return LadderSession(
-        id=row["id"], block=row["block"], mirror=row["mirror"], reason=row["reason"],
-        seating=tuple(json.loads(row["seating"])), seed=row["seed"], status=row["status"], attempts=row["attempts"],
-        balances=None if balances is None else tuple(parse_amount(text) for text in json.loads(balances)),
-        faults=None if faults is None else tuple(json.loads(faults)),
-        history_path=row["history_path"], created_at=row["created_at"], finished_at=row["finished_at"])
+    try:
+        return LadderSession(
+            id=row["id"], block=row["block"], mirror=row["mirror"], reason=row["reason"],
+            seating=tuple(int(seat) for seat in json.loads(row["seating"])), seed=row["seed"], status=row["status"],
+            attempts=row["attempts"],
+            balances=None if balances is None else tuple(parse_amount(text) for text in json.loads(balances)),
+            faults=None if faults is None else tuple(int(count) for count in json.loads(faults)),
+            history_path=row["history_path"], created_at=row["created_at"], finished_at=row["finished_at"])
+    except (ValueError, TypeError) as error:  # not what the service wrote: a damaged file, a hand edit
+        raise StorageError(f"ladder session {row['id']}: a stored value is damaged ({error}); nothing was changed: "
+                           "restore the service store from a backup") from None

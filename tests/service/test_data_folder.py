@@ -15,7 +15,10 @@ import httpx
 import pytest
 
 from arena.engine import format_amount
+from arena.isolation import Isolation
 from arena.replay import replay_file
+from arena.service import ServiceConfig, ServiceStore
+from arena.storage import StorageError
 
 from .._tmpfs import tmpfs
 from ._archives import file, sample_archive, sample_bot, tar_gz
@@ -205,3 +208,20 @@ def test_a_full_disk_is_507_with_its_reason_for_uploads_and_organiser_actions_lo
             output = wait_for("the end of the episode logged", lambda: "the disk takes writes again" in server.output()
                               and server.output())
         assert output.count("disk full while") == 1 and "Traceback" not in output, output
+
+
+def test_a_damaged_ladder_row_is_one_line_naming_the_row(tmp_path: Path) -> None:
+    config = ServiceConfig(data=tmp_path / "data", isolation=Isolation.NONE)
+    store = ServiceStore.open(config.data / "service.sqlite")
+    store.plan_block([(1, 2), (2, 1)], seed=lambda block: f"seed{block}", reason="placement")
+    store.close()
+    with sqlite3.connect(config.data / "service.sqlite") as connection:
+        connection.execute("UPDATE ladder_sessions SET status = 'finished', balances = ? WHERE id = 'L000001-2'",
+                           ('["1", ',))
+    connection.close()
+    store = ServiceStore.open(config.data / "service.sqlite")
+    with pytest.raises(StorageError) as refused:
+        store.ladder_sessions()
+    store.close()
+    assert str(refused.value).startswith("ladder session L000001-2: a stored value is damaged (")
+    assert "\n" not in str(refused.value)
