@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter, OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 import trio
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -23,7 +27,7 @@ from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Re
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from ..engine import ArenaError
+from ..engine import Amount, ArenaError, format_amount
 from ..replay import ReplayResult, describe_event, replay_file
 from ..report import (
     SPECTATOR,
@@ -47,11 +51,12 @@ from ._api import (
     submit_version,
     who,
 )
+from ._board import LeaderRow
 from ._cron import report_audience, schedules_due_text
 from ._ladder import ladder_secrets
 from ._registry import FROZEN, log_tail
 from ._service import Service
-from ._store import RunRecord, TokenRefusedError, from_iso
+from ._store import LadderSession, RunRecord, TokenRefusedError, from_iso
 from ._views import (
     FULL_COPY,
     PUBLIC_COPY,
@@ -68,6 +73,87 @@ _EVENTS_RETRY_SECONDS = 30
 """The Retry-After of a refused event stream."""
 _ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), autoescape=True,
                                   undefined=jinja2.StrictUndefined)
+
+
+def chips(amount: Amount) -> markupsafe.Markup:
+    """An amount as the report writes it: a signed decimal of two places, the exact value in its tooltip."""
+    exact = format_amount(amount)
+    return markupsafe.Markup('<span class="num" title="exactly {}">{:+.2f}</span>').format(exact, float(amount))
+
+
+def when(iso: str | None) -> markupsafe.Markup:
+    """A stored time read at a glance (minutes, UTC), the whole ISO text in its tooltip."""
+    if not iso:
+        return markupsafe.Markup("")
+    shown = datetime.fromisoformat(iso).strftime("%Y-%m-%d %H:%M UTC")
+    return markupsafe.Markup('<time datetime="{}" title="{}">{}</time>').format(iso, iso, shown)
+
+
+def check_summary(report: str | None) -> str:
+    """A check report in one line: its verdict and how many checks passed, warned and failed."""
+    if not report:
+        return "not checked yet"
+    lines = report.splitlines()
+    counts = {kind: sum(line.startswith(kind) for line in lines) for kind in ("PASS", "WARN", "FAIL")}
+    verdict = "conforms" if lines[-1] == "conforms" else "does NOT conform"
+    return (f"{verdict}: {counts['PASS']} checks passed, {counts['WARN']} with a warning, "
+            f"{counts['FAIL']} failed")
+
+
+_ENVIRONMENT.filters.update(chips=chips, when=when, check_summary=check_summary)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A bot's place on the leaderboard, as its page shows it."""
+
+    rank: int | None
+    """Its place among the rated bots (1 is best), or None while unrated."""
+    of: int
+    """How many bots are rated."""
+    row: LeaderRow
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    """What one ladder session gave the bot: its balance, whether it was among the winners, its faults."""
+
+    balance: Amount
+    won: bool
+    faults: int
+
+
+def standing_of(rows: Sequence[LeaderRow], name: str) -> Standing | None:
+    """The bot's row of the board with its rank among the rated, or None when its current version is not on it."""
+    rated = [row.name for row in rows if row.rated]
+    row = next((row for row in rows if row.name == name), None)
+    if row is None:
+        return None
+    return Standing(rated.index(name) + 1 if name in rated else None, len(rated), row)
+
+
+def bot_results(sessions: Sequence[LadderSession], versions: set[int]) -> dict[str, SessionResult]:
+    """Each finished session's result for the seat one of `versions` held (winners: every highest balance)."""
+    results = {}
+    for session in sessions:
+        seats = [seat for seat, version in enumerate(session.seating) if version in versions]
+        if session.balances is None or not seats:
+            continue
+        seat = seats[0]
+        faults = session.faults[seat] if session.faults else 0
+        results[session.id] = SessionResult(session.balances[seat], session.balances[seat] == max(session.balances),
+                                            faults)
+    return results
+
+
+def results_summary(results: Iterable[SessionResult]) -> dict[str, Any] | None:
+    """Sessions, wins, the mean balance (chip rate) and faults over `results`, or None when there are none."""
+    shown = list(results)
+    if not shown:
+        return None
+    return {"sessions": len(shown), "won": sum(result.won for result in shown),
+            "chip_rate": sum((result.balance for result in shown), Fraction(0)) / len(shown),
+            "faults": sum(result.faults for result in shown)}
 
 
 def render(service: Service, request: Request, template: str, status_code: int = 200, **values: Any) -> HTMLResponse:
@@ -219,8 +305,11 @@ def routes(service: Service) -> list[Route]:
         labels = {version.id: version.label for version in store.versions()}
         sessions = store.sessions_of([version.id for version in versions], newest=50)
         set_aside = {failure.block for failure in store.ladder_failures() if failure.set_aside}
+        results = bot_results(sessions, {version.id for version in versions})
         return render(service, request, "bot.html", bot=bot, versions=versions, own=may_see(who(service, request),
-                      bot.author), sessions=sessions, labels=labels, set_aside=set_aside)
+                      bot.author), sessions=sessions, labels=labels, set_aside=set_aside,
+                      standing=standing_of(service.board.rows(), name), results=results,
+                      summary=results_summary(results.values()))
 
     async def version_page(request: Request) -> Response:
         name, which = request.path_params["name"], request.path_params["version"]

@@ -302,7 +302,10 @@ def test_the_submission_flow_and_the_leaderboard_in_a_real_browser(service: Serv
             return "accepted" in browser.find_element(By.TAG_NAME, "main").text
 
         wait_for("the check in the browser", accepted, every=1.0)
-        assert "PASS  ready" in browser.find_element(By.TAG_NAME, "pre").text  # its author sees the report
+        summary = browser.find_element(By.CSS_SELECTOR, "#check-report summary")
+        assert summary.text.startswith("conforms: ")  # its author sees the verdict, and the report a click away
+        summary.click()
+        assert "PASS  ready" in browser.find_element(By.TAG_NAME, "pre").text
 
         def drawn() -> list[str] | None:
             # Intervals are drawn once the ladder's leading group has ratings; a bot outside it (as when

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import trio
 
-from arena.engine import GEORGIAN
+from arena.engine import GEORGIAN, format_amount
 from arena.isolation import Isolation
 from arena.ratings import SessionOutcome, pair_results, standings
 from arena.service import FinishedSession, Service, ServiceConfig, ServiceStore, build_app, open_service
@@ -144,5 +144,36 @@ async def test_no_request_reads_every_session(tmp_path: Path) -> None:
     large = await _steps(service, paths)
     # Forty times the sessions, the same work: what grows with them is read from the aggregates or by index.
     assert large <= 1.5 * small + 20, (small, large)
+    await service.board.aclose()
+    service.store.close()
+
+
+async def test_a_bots_page_shows_its_rank_rating_and_recent_results(tmp_path: Path) -> None:
+    """Issue 25: a bot's page showed no rating, rank, results or faults."""
+    service = _service(tmp_path / "data")
+    service.store.record_finished_blocks(_random_blocks(service, random.Random(9), 40), seed=lambda b: f"s{b}",
+                                         reason="t")
+    await service.board.refresh()
+    rows = service.board.rows()
+    rated = [row.name for row in rows if row.rated]
+    ace = next(row for row in rows if row.name == "ace")
+    version = service.store.version("ace", "latest")
+    assert version is not None
+    recent = service.store.sessions_of([version.id], newest=50)
+    balances = [session.balances[session.seating.index(version.id)] for session in recent if session.balances]
+    won = sum(session.balances[session.seating.index(version.id)] == max(session.balances)
+              for session in recent if session.balances)
+    transport = httpx.ASGITransport(app=build_app(service))
+    async with httpx.AsyncClient(transport=transport, base_url="http://arena") as client:
+        page = (await client.get("/bots/ace")).text
+    assert (f"Rank <strong>{rated.index('ace') + 1}</strong> of {len(rated)}" in page
+            and f"rating <strong>{ace.rating:.0f}</strong>" in page and f"over {ace.sessions} sessions" in page)
+    rate = sum(balances, Fraction(0)) / len(balances)
+    assert f"In its last {len(balances)} finished ladder sessions: <strong>{won}</strong> won" in page
+    assert f'title="exactly {format_amount(rate)}">{float(rate):+.2f}</span> per session' in page
+    first = recent[0]
+    mine = first.balances[first.seating.index(version.id)] if first.balances else 0
+    assert f"{'won' if mine == max(first.balances or (0,)) else 'lost'} <span" in page
+    assert 'UTC</time>' in page  # submitted times read at a glance, the ISO text in the tooltip
     await service.board.aclose()
     service.store.close()

@@ -71,7 +71,7 @@ def submitted(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
         archive = tar_gz([file("bot.yaml", MANIFEST), file("bot.py", STAKE_ONLY_BOT)])
         response = post_archive(client, "stake", archive, author)
         assert response.status_code == 201, response.text
-        yield request.param, client, _checked(client, author)
+        yield request.param, client, _checked(client, author) | {"token": author}
 
 
 def test_a_service_checks_with_its_own_game(submitted: tuple[str, httpx.Client, dict[str, object]]) -> None:
@@ -89,7 +89,7 @@ def test_a_service_checks_with_its_own_game(submitted: tuple[str, httpx.Client, 
 
 
 def test_the_game_is_in_the_api_and_on_every_page(submitted: tuple[str, httpx.Client, dict[str, object]]) -> None:
-    game, client, _ = submitted
+    game, client, version = submitted
     described = client.get("/api/game").json()
     assert described["profile"] == game and described["limits"]["decision_ms"] == 2000
     assert described["isolation"] in ("sandbox", "none")
@@ -99,6 +99,12 @@ def test_the_game_is_in_the_api_and_on_every_page(submitted: tuple[str, httpx.Cl
                                       "max_actions": 200, "seats": 2}
         assert described["check_bot"] == ("seka-arena check-bot --profile seka36 --stack 50 --dark true --tie svara "
                                           "--decision-ms 2000 --start-ms 10000 -- python3 bot.py")
+    signed = httpx.Client(base_url=str(client.base_url), cookies={"seka_token": str(version["token"])})
+    report = signed.get("/bots/stake/versions/1").text
+    fails = str(version["report"]).count("\nFAIL")
+    verdict = "conforms" if game == "seka36" else "does NOT conform"
+    assert f"<summary>{verdict}: " in report and f", {fails} failed</summary>" in report
+    assert ('<details id="check-report" open>' in report) == (game == "georgian")  # a refusal opens at once
     for page in ("/", "/bots", "/tournaments", "/upload", "/login", "/bots/stake"):
         html = client.get(page).text
         assert f'id="game">Game: <strong>{described["description"]}' in html, page
