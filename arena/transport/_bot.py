@@ -65,6 +65,8 @@ _EXIT_WAIT = 0.2
 _CREDIT_STEP = 0.001
 _SOCKET = "bot.sock"
 """The socket of a launched bot, in a folder of its own."""
+_CLOSE_SECONDS = 5.0
+"""How long shutting a bot down waits for grpcio to close its channel before it goes on."""
 _MIN_GRACE_MS = 2000
 """The least default grace: a short limit on a busy machine needs more than a few times itself."""
 _POLL = 0.25
@@ -655,9 +657,17 @@ async def launch_bot(spec: BotSpec, *, nursery: trio.Nursery, log_dir: Path, soc
 
 
 async def shut_down(connection: BotConnection) -> None:
-    """Close the connection, stop and reap a launched bot, and remove its socket folder; never cancelled."""
-    connection.close()
+    """Close the connection, stop and reap a launched bot, and remove its socket folder; never cancelled.
+
+    grpcio's channel close can wait on its own threads: seen waiting for ever when a run was interrupted
+    (SIGINT) while processes were retired. It runs in a worker thread, given `_CLOSE_SECONDS`, so that the
+    arena's loop never blocks on it and the bot is stopped either way."""
     with trio.CancelScope(shield=True):
+        with trio.move_on_after(_CLOSE_SECONDS) as waiting:
+            await trio.to_thread.run_sync(connection.close, abandon_on_cancel=True)
+        if waiting.cancelled_caught:
+            LOGGER.warning("closing the connection to %s took over %gs: left to a thread", connection.name,
+                           _CLOSE_SECONDS)
         if connection.process is not None:
             await connection.process.stop()
     if connection.folder is not None:
