@@ -54,7 +54,7 @@ from ..engine import Amount, ArenaError
 from ..history import write_history
 from ..match import public_session_id, run_session
 from ..ratings import ELO_PER_NAT, PairResults, RatingError, bradley_terry_pairs
-from ..storage import StorageError, is_disk_full, make_way_for_replay
+from ..storage import FaultReason, StorageError, is_disk_full, make_way_for_replay
 from ..tournament import block_seed, commitment, mirrors
 from ._service import Service
 from ._store import LadderFailure, LadderSession, ServiceStore, from_iso, iso
@@ -366,9 +366,11 @@ class Ladder:
             lambda: write_history(path, result.events, once=True))
         balances: list[Amount] = list(result.balances)
         faults = [0] * len(specs)
+        reasons: list[tuple[FaultReason, ...]] = [()] * len(specs)
         for seat in result.seats:
             faults[seat.seat] = sum(seat.telemetry["faults"].values())
+            reasons[seat.seat] = tuple(FaultReason(kind, reason, count) for kind, reason, count in seat.fault_reasons)
         await trio.to_thread.run_sync(lambda: store.record_ladder_result(
-            session.id, balances, faults, str(history.relative_to(self.service.config.data))))
+            session.id, balances, faults, str(history.relative_to(self.service.config.data)), reasons))
         self.service.disk_full.cleared()
         self.service.notify()

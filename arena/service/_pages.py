@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter, OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +49,12 @@ from ._api import (
     submit_version,
     who,
 )
-from ._board import LeaderRow
 from ._cron import report_audience, schedules_due_text
 from ._ladder import ladder_secrets
 from ._registry import FROZEN, log_tail
+from ._results import RECENT_SESSIONS, bot_overview, bot_results, winners
 from ._service import Service
-from ._store import LadderSession, RunRecord, TokenRefusedError, from_iso
+from ._store import RunRecord, TokenRefusedError, from_iso
 from ._views import (
     FULL_COPY,
     PUBLIC_COPY,
@@ -69,6 +67,8 @@ from ._views import (
 _TEMPLATES = Path(__file__).parent / "templates"
 _COOKIE_SECONDS = 30 * 24 * 3600
 """How long the browser keeps the sign-in cookie (less when the token expires sooner)."""
+_AUTHOR_SESSIONS = 20
+"""How many of an author's newest finished ladder sessions its page lists."""
 _EVENTS_RETRY_SECONDS = 30
 """The Retry-After of a refused event stream."""
 _ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), autoescape=True,
@@ -101,59 +101,7 @@ def check_summary(report: str | None) -> str:
 
 
 _ENVIRONMENT.filters.update(chips=chips, when=when, check_summary=check_summary)
-
-
-@dataclass(frozen=True)
-class Standing:
-    """A bot's place on the leaderboard, as its page shows it."""
-
-    rank: int | None
-    """Its place among the rated bots (1 is best), or None while unrated."""
-    of: int
-    """How many bots are rated."""
-    row: LeaderRow
-
-
-@dataclass(frozen=True)
-class SessionResult:
-    """What one ladder session gave the bot: its balance, whether it was among the winners, its faults."""
-
-    balance: Amount
-    won: bool
-    faults: int
-
-
-def standing_of(rows: Sequence[LeaderRow], name: str) -> Standing | None:
-    """The bot's row of the board with its rank among the rated, or None when its current version is not on it."""
-    rated = [row.name for row in rows if row.rated]
-    row = next((row for row in rows if row.name == name), None)
-    if row is None:
-        return None
-    return Standing(rated.index(name) + 1 if name in rated else None, len(rated), row)
-
-
-def bot_results(sessions: Sequence[LadderSession], versions: set[int]) -> dict[str, SessionResult]:
-    """Each finished session's result for the seat one of `versions` held (winners: every highest balance)."""
-    results = {}
-    for session in sessions:
-        seats = [seat for seat, version in enumerate(session.seating) if version in versions]
-        if session.balances is None or not seats:
-            continue
-        seat = seats[0]
-        faults = session.faults[seat] if session.faults else 0
-        results[session.id] = SessionResult(session.balances[seat], session.balances[seat] == max(session.balances),
-                                            faults)
-    return results
-
-
-def results_summary(results: Iterable[SessionResult]) -> dict[str, Any] | None:
-    """Sessions, wins, the mean balance (chip rate) and faults over `results`, or None when there are none."""
-    shown = list(results)
-    if not shown:
-        return None
-    return {"sessions": len(shown), "won": sum(result.won for result in shown),
-            "chip_rate": sum((result.balance for result in shown), Fraction(0)) / len(shown),
-            "faults": sum(result.faults for result in shown)}
+_ENVIRONMENT.globals.update(recent=RECENT_SESSIONS, winners=winners)
 
 
 def render(service: Service, request: Request, template: str, status_code: int = 200, **values: Any) -> HTMLResponse:
@@ -301,15 +249,26 @@ def routes(service: Service) -> list[Route]:
         bot = store.bot(name)
         if bot is None:
             raise HTTPException(404, f"no bot {name!r}")
-        versions = store.versions(name)
         labels = {version.id: version.label for version in store.versions()}
-        sessions = store.sessions_of([version.id for version in versions], newest=50)
         set_aside = {failure.block for failure in store.ladder_failures() if failure.set_aside}
-        results = bot_results(sessions, {version.id for version in versions})
-        return render(service, request, "bot.html", bot=bot, versions=versions, own=may_see(who(service, request),
-                      bot.author), sessions=sessions, labels=labels, set_aside=set_aside,
-                      standing=standing_of(service.board.rows(), name), results=results,
-                      summary=results_summary(results.values()))
+        return render(service, request, "bot.html", overview=bot_overview(store, service.board.rows(), bot),
+                      own=may_see(who(service, request), bot.author), labels=labels, set_aside=set_aside)
+
+    async def author_page(request: Request) -> Response:
+        name = request.path_params["name"]
+        owned = store.bots(name)
+        if not owned:
+            raise HTTPException(404, f"no author {name!r} with a bot")
+        rows = service.board.rows()
+        overviews = [bot_overview(store, rows, bot) for bot in owned]
+        ids = [version.id for bot in owned for version in store.versions(bot.name)]
+        sessions = [session for session in store.sessions_of(ids, newest=_AUTHOR_SESSIONS)
+                    if session.status == "finished"]
+        results = {bot.name: bot_results(sessions, {version.id for version in store.versions(bot.name)})
+                   for bot in owned}
+        return render(service, request, "author.html", name=name, overviews=overviews,
+                      own=may_see(who(service, request), name), sessions=sessions, results=results,
+                      labels={version.id: version.label for version in store.versions()})
 
     async def version_page(request: Request) -> Response:
         name, which = request.path_params["name"], request.path_params["version"]
@@ -578,6 +537,7 @@ def routes(service: Service) -> list[Route]:
         Route("/bots/{name}", bot_page),
         Route("/bots/{name}/versions/{version}", version_page),
         Route("/bots/{name}/logs/{session}", session_log),
+        Route("/authors/{name}", author_page),
         Route("/me", me),
         Route("/login", login, methods=["GET", "POST"]),
         Route("/logout", logout, methods=["POST"]),

@@ -37,6 +37,7 @@ from ..engine import Amount, ArenaError, format_amount, parse_amount
 from ..ratings import PairResults
 from ..storage import (
     DiskFullError,
+    FaultReason,
     Migration,
     StorageError,
     StoreKind,
@@ -173,6 +174,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0006_schedule_deletion", (
         "ALTER TABLE schedules ADD COLUMN deleted_at TEXT",  # an organiser deleted it; its past runs stay
     )),
+    Migration("0007_ladder_fault_reasons", (
+        # JSON, by seat: [kind, reason, count] of each distinct fault; NULL for sessions played before
+        "ALTER TABLE ladder_sessions ADD COLUMN fault_reasons TEXT",
+    )),
 )
 """The service's schema, oldest first (never edit one that shipped: add another)."""
 
@@ -270,6 +275,9 @@ class LadderSession:
     history_path: str | None
     created_at: str
     finished_at: str | None
+    fault_reasons: tuple[tuple[FaultReason, ...], ...] | None = None
+    """By seat, each distinct fault with the arena's reason (a crash's quotes the bot's stderr: its
+    author's and the organisers' to read); None when not recorded (played before they were)."""
 
 
 @dataclass(frozen=True)
@@ -280,6 +288,7 @@ class FinishedSession:
     balances: tuple[Amount, ...]
     faults: tuple[int, ...]
     history_path: str
+    fault_reasons: tuple[tuple[FaultReason, ...], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -665,9 +674,10 @@ class ServiceStore:
                                    seed=seed, reason=reason, now=now)
             connection.executemany(
                 "UPDATE ladder_sessions SET status = 'finished', attempts = 1, balances = ?, faults = ?, "
-                "history_path = ?, finished_at = ? WHERE id = ?",
-                [(_amounts_json(session.balances), json.dumps(list(session.faults)), session.history_path, now,
-                  f"L{block:06d}-{mirror}") for block, sessions in zip(numbers, blocks, strict=True)
+                "fault_reasons = ?, history_path = ?, finished_at = ? WHERE id = ?",
+                [(_amounts_json(session.balances), json.dumps(list(session.faults)),
+                  _reasons_json(session.fault_reasons), session.history_path, now, f"L{block:06d}-{mirror}")
+                 for block, sessions in zip(numbers, blocks, strict=True)
                  for mirror, session in enumerate(sessions, start=1)])
             _add_results(connection, [(session.seating, tuple(session.balances)) for sessions in blocks
                                       for session in sessions])
@@ -691,6 +701,12 @@ class ServiceStore:
                           "ON s.block = t.block AND s.mirror = t.mirror ORDER BY s.block DESC, s.mirror DESC",
                           (*versions, newest))
         return [_ladder(row) for row in rows]
+
+    def sessions_played(self, versions: Collection[int]) -> dict[int, int]:
+        """Each of `versions`' finished ladder sessions, counted as results land (absent: none yet)."""
+        marks = ", ".join("?" * len(versions))
+        rows = self._read(f"SELECT version, sessions FROM ladder_players WHERE version IN ({marks})", tuple(versions))
+        return {row["version"]: row["sessions"] for row in rows if row["sessions"]}
 
     def finished_ladder_sessions(self) -> int:
         """How many ladder sessions have a result: the leaderboard's generation (one row, kept as they land)."""
@@ -748,14 +764,17 @@ class ServiceStore:
                                (session_id,))
 
     def record_ladder_result(self, session_id: str, balances: Sequence[Amount], faults: Sequence[int],
-                             history_path: str) -> None:
+                             history_path: str,
+                             fault_reasons: Sequence[Sequence[FaultReason]] | None = None) -> None:
+        """Store a session's result: balances, fault counts and (when given) reasons, by seat."""
         if sum(balances) != 0:
             raise StorageError(f"ladder session {session_id}: balances must sum to zero")
         with self._write(f"recording {session_id}") as connection:
             updated = connection.execute(
-                "UPDATE ladder_sessions SET status = 'finished', balances = ?, faults = ?, history_path = ?, "
-                "finished_at = ? WHERE id = ? AND status != 'finished' RETURNING seating",
-                (_amounts_json(balances), json.dumps(list(faults)), history_path, self.now(), session_id)).fetchall()
+                "UPDATE ladder_sessions SET status = 'finished', balances = ?, faults = ?, fault_reasons = ?, "
+                "history_path = ?, finished_at = ? WHERE id = ? AND status != 'finished' RETURNING seating",
+                (_amounts_json(balances), json.dumps(list(faults)), _reasons_json(fault_reasons), history_path,
+                 self.now(), session_id)).fetchall()
             if updated:  # counted once: a result recorded again changes nothing
                 _add_results(connection, [(tuple(json.loads(updated[0][0])), tuple(balances))])
             # The block's last result clears its failures in the same transaction: a finished block has none.
@@ -954,6 +973,19 @@ def _amounts_json(amounts: Sequence[Amount]) -> str:
     return json.dumps([format_amount(amount) for amount in amounts])
 
 
+def _reasons_json(reasons: Sequence[Sequence[FaultReason]] | None) -> str | None:
+    if reasons is None:
+        return None
+    return json.dumps([[[reason.kind, reason.reason, reason.count] for reason in seat] for seat in reasons])
+
+
+def _reasons(text: str | None) -> tuple[tuple[FaultReason, ...], ...] | None:
+    if text is None:
+        return None
+    return tuple(tuple(FaultReason(str(kind), str(reason), int(count)) for kind, reason, count in seat)
+                 for seat in json.loads(text))
+
+
 def _version(row: sqlite3.Row) -> VersionRecord:
     values = dict(row)
     values["status"] = VersionStatus(values["status"])
@@ -969,7 +1001,8 @@ def _ladder(row: sqlite3.Row) -> LadderSession:
             attempts=row["attempts"],
             balances=None if balances is None else tuple(parse_amount(text) for text in json.loads(balances)),
             faults=None if faults is None else tuple(int(count) for count in json.loads(faults)),
-            history_path=row["history_path"], created_at=row["created_at"], finished_at=row["finished_at"])
+            history_path=row["history_path"], created_at=row["created_at"], finished_at=row["finished_at"],
+            fault_reasons=_reasons(row["fault_reasons"]))
     except (ValueError, TypeError) as error:  # not what the service wrote: a damaged file, a hand edit
         raise StorageError(f"ladder session {row['id']}: a stored value is damaged ({error}); nothing was changed: "
                            "restore the service store from a backup") from None
