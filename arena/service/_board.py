@@ -30,7 +30,7 @@ import trio
 
 from ..ratings import RatingError, SessionOutcome, bootstrap, comparison_groups
 from ..storage import StorageError
-from ._store import LadderSnapshot, ServiceStore, VersionRecord
+from ._store import LadderSnapshot, ServiceStore, VersionRecord, note_damaged
 
 LOGGER = logging.getLogger(__name__)
 _LEADERBOARD_RESAMPLES = 400
@@ -97,6 +97,8 @@ class Fit:
     """The group rated (`main_group`)."""
     error: str | None
     """Why the leading group could not be rated (the fit's `RatingError`), else None."""
+    damaged: tuple[tuple[str, str], ...] = ()
+    """The finished sessions left out because their stored values are damaged: id and problem."""
 
     @property
     def key(self) -> Key:
@@ -151,7 +153,7 @@ def fit_ladder(snapshot: LadderSnapshot, *, resamples: int) -> Fit:
         else:
             rated = {bot: (rating, *fitted.intervals[bot]) for bot, rating in fitted.ratings.items()}
     return Fit(snapshot.finished, tuple(version.id for version in snapshot.current), rated, dict(played), leading,
-               error)
+               error, snapshot.damaged)
 
 
 def leader_rows(fit: Fit | None, current: Sequence[VersionRecord]) -> list[LeaderRow]:
@@ -214,7 +216,9 @@ class Board:
             raise StorageError(answer["problem"])
         rated = {bot: tuple(row) for bot, row in answer["rated"].items()}
         fit = Fit(answer["finished"], tuple(answer["current"]), rated, answer["played"], tuple(answer["leading"]),
-                  answer["error"])
+                  answer["error"], tuple((session, problem) for session, problem in answer["damaged"]))
+        for session, problem in fit.damaged:  # left out of the fit: said once, here rather than by the worker
+            note_damaged(session, problem)
         if fit.error is not None:
             self._log_once(f"the leaderboard shows every bot unrated: {fit.error}")
         else:

@@ -38,6 +38,7 @@ from ..report import (
     write_report,
     write_session_replay,
 )
+from ..storage import StorageError
 from ._api import (
     TOKEN_COOKIE,
     failing_blocks,
@@ -54,7 +55,7 @@ from ._ladder import ladder_secrets
 from ._registry import FROZEN, log_tail
 from ._results import RECENT_SESSIONS, bot_overview, bot_results, winners
 from ._service import Service
-from ._store import RunRecord, TokenRefusedError, from_iso
+from ._store import LadderSession, RunRecord, TokenRefusedError, from_iso, note_damaged
 from ._views import (
     FULL_COPY,
     PUBLIC_COPY,
@@ -221,6 +222,14 @@ def routes(service: Service) -> list[Route]:
     event_streams = EventStreams(total=web.events_total, per_client=web.events_per_client)
     checked_replays = CheckedReplays(web.replay_cache)
 
+    def ladder_session(session_id: str) -> LadderSession | None:
+        # A damaged row is said once in the log and shown as no session, not as a 500 on every request.
+        try:
+            return store.ladder_session(session_id)
+        except StorageError as error:
+            note_damaged(session_id, str(error))
+            return None
+
     def run_named(name: str) -> RunRecord:
         run = next((run for run in store.runs() if run.name == name), None)
         if run is None:
@@ -282,7 +291,7 @@ def routes(service: Service) -> list[Route]:
     async def session_log(request: Request) -> Response:
         name, session_id = request.path_params["name"], request.path_params["session"]
         bot = store.bot(name)
-        session = store.ladder_session(session_id)
+        session = ladder_session(session_id)
         if bot is None or session is None:
             raise HTTPException(404, f"no ladder session {session_id!r} of bot {name!r}")
         if not may_see(who(service, request), bot.author):
@@ -405,7 +414,7 @@ def routes(service: Service) -> list[Route]:
         return lambda page: history_table_authors(store, results_of(run) / "histories" / f"{page}.jsonl")
 
     def ladder_authors(page: str) -> Sequence[str | None]:
-        session = store.ladder_session(page)
+        session = ladder_session(page)
         return ladder_table_authors(store, session) if session is not None else []
 
     def file_in(base: Path, relative: str, what: str) -> tuple[Path, str]:

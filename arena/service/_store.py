@@ -19,13 +19,14 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import logging
 import re
 import secrets
 import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -49,6 +50,7 @@ from ..storage import (
     write_transaction,
 )
 
+LOGGER = logging.getLogger(__name__)
 _TOKEN_BYTES = 32
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -300,7 +302,9 @@ class LadderSnapshot:
     current: tuple[VersionRecord, ...]
     """Who plays now (`current_versions`)."""
     sessions: tuple[LadderSession, ...]
-    """Every finished session, in play order."""
+    """Every finished session, in play order (but the damaged ones)."""
+    damaged: tuple[tuple[str, str], ...] = ()
+    """The finished sessions whose stored values are damaged, left out: each one's id and the problem."""
 
 
 @dataclass(frozen=True)
@@ -700,7 +704,10 @@ class ServiceStore:
                           f"WHERE version IN ({marks}) ORDER BY block DESC, mirror DESC LIMIT ?) t "
                           "ON s.block = t.block AND s.mirror = t.mirror ORDER BY s.block DESC, s.mirror DESC",
                           (*versions, newest))
-        return [_ladder(row) for row in rows]
+        sessions, damaged = _readable(rows)
+        for session_id, problem in damaged:
+            note_damaged(session_id, problem)
+        return sessions
 
     def sessions_played(self, versions: Collection[int]) -> dict[int, int]:
         """Each of `versions`' finished ladder sessions, counted as results land (absent: none yet)."""
@@ -748,7 +755,8 @@ class ServiceStore:
                 rows = self._read("SELECT * FROM ladder_sessions WHERE status = 'finished' ORDER BY block, mirror")
             finally:
                 self._connection.execute("COMMIT")
-        return LadderSnapshot(finished, tuple(current), tuple(_ladder(row) for row in rows))
+        sessions, damaged = _readable(rows)
+        return LadderSnapshot(finished, tuple(current), tuple(sessions), tuple(damaged))
 
     def ladder_started(self) -> bool:
         """Whether the ladder has planned a block yet."""
@@ -990,6 +998,28 @@ def _version(row: sqlite3.Row) -> VersionRecord:
     values = dict(row)
     values["status"] = VersionStatus(values["status"])
     return VersionRecord(**values)
+
+
+_NOTED: set[str] = set()
+
+
+def note_damaged(session_id: str, problem: str) -> None:
+    """Log a damaged ladder row's problem, once per row and process: the readers that show results
+    (pages, the leaderboard's fit) leave the row out and go on, and would otherwise say it on every request."""
+    if session_id not in _NOTED:
+        _NOTED.add(session_id)
+        LOGGER.error("%s", problem)
+
+
+def _readable(rows: Iterable[sqlite3.Row]) -> tuple[list[LadderSession], list[tuple[str, str]]]:
+    """The sessions of `rows` that can be read, and the id and problem of each that cannot."""
+    sessions, damaged = [], []
+    for row in rows:
+        try:
+            sessions.append(_ladder(row))
+        except StorageError as error:
+            damaged.append((row["id"], str(error)))
+    return sessions, damaged
 
 
 def _ladder(row: sqlite3.Row) -> LadderSession:

@@ -225,3 +225,28 @@ def test_a_damaged_ladder_row_is_one_line_naming_the_row(tmp_path: Path) -> None
     store.close()
     assert str(refused.value).startswith("ladder session L000001-2: a stored value is damaged (")
     assert "\n" not in str(refused.value)
+
+
+def test_a_damaged_ladder_row_is_logged_in_one_line_and_the_pages_are_still_served(tmp_path: Path) -> None:
+    config = tmp_path / "service.yaml"
+    config.write_text(LADDER)
+    author = token(config, "alice")
+    with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+        for name in ("call", "threshold"):
+            assert post_archive(client, name, sample_archive(name), author).status_code == 201
+        wait_for("two ladder sessions", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 2)
+        with sqlite3.connect(tmp_path / "data" / "service.sqlite") as connection:
+            connection.execute("UPDATE ladder_sessions SET balances = ? WHERE id = 'L000001-1'", ('["1", ',))
+        connection.close()
+        for page in ("/", "/bots/call", "/bots/threshold", "/authors/alice", "/api/leaderboard", "/api/ladder",
+                     "/bots/call/logs/L000001-1", "/sessions/L000001-1"):
+            answer = client.get(page, headers=bearer(author))
+            # The damaged row's logs page is a plain 404 (no session to show); its replay reads its history.
+            assert answer.status_code == (404 if page.endswith("logs/L000001-1") else 200), (
+                page, answer.status_code, answer.text[:2000])
+        output = wait_for("the damaged row logged", lambda: "ladder session L000001-1: a stored value is damaged"
+                          in server.output() and server.output())
+        for page in ("/", "/bots/call"):
+            assert client.get(page).status_code == 200
+    lines = [line for line in server.output().splitlines() if "L000001-1: a stored value is damaged" in line]
+    assert len(lines) == 1 and "Traceback" not in server.output(), output
