@@ -27,7 +27,7 @@ from .audit import audit_results
 from .checkbot import check_bot, print_check
 from .engine import GEORGIAN, ArenaError, Event, Rules, SessionState, check_seats, profile
 from .executor import ClusterCertificates, cluster_problem
-from .history import write_history
+from .history import write_history, write_resources
 from .isolation import Isolation, default_isolation, lowered_defaults_warning, verify_isolation
 from .match import deal_key_problem, keyed_seed, new_deal_key, public_session_id, run_session, session_key
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
@@ -214,6 +214,7 @@ def _play(args: argparse.Namespace) -> int:
     result = _run_trio(lambda: run_session(rules, specs, seed=seed, session_id=session_id, public_id=public_id,
                                           log_dir=out / "logs" / session_id, on_events=show, hidden=[history]))
     path = write_history(history, result.events)
+    write_resources(path, result.resources())
     reasons = {report.bot: [FaultReason(kind, reason, count) for kind, reason, count in report.fault_reasons]
                for report in result.seats if report.fault_reasons}
     page = write_session_replay(out, SessionHistory(session_id, path, logs=out / "logs" / session_id,

@@ -1,10 +1,11 @@
-"""Hand histories as JSON Lines: one event per line, written and read back byte for byte."""
+"""Hand histories as JSON Lines: one event per line, written and read back byte for byte; and
+each history's resources file beside it (what every decision cost, as measured)."""
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -73,3 +74,42 @@ def read_history(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         records.append(record)
     return records
 
+
+
+RESOURCES_SUFFIX = ".resources"
+"""Appended to a history's name for its resources file (`s0001.jsonl.resources`): not `*.jsonl`,
+so that whatever lists a folder's histories does not take it for one."""
+MAX_RESOURCES_BYTES = 16 << 20
+"""A resources file larger than this is not read (a session has a few thousand decisions at most)."""
+
+
+def resources_path(history: str | os.PathLike[str]) -> Path:
+    """Where the resources file of the history at `history` is (docs/history.md, "Resources")."""
+    path = Path(history)
+    return path.with_name(path.name + RESOURCES_SUFFIX)
+
+
+def write_resources(history: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]) -> Path:
+    """Write a history's resources file beside it, atomically (replacing one there: the figures are
+    measured, and a session played again measures afresh).
+
+    Its figures are measured, so they differ from run to run: they are kept out of the history,
+    whose bytes the same seed and decisions always reproduce.
+    """
+    text = "".join(json.dumps(record, separators=(",", ":"), ensure_ascii=True) + "\n" for record in records)
+    return write_atomically(resources_path(history), text, encoding="ascii")
+
+
+def read_resources(history: str | os.PathLike[str]) -> list[dict[str, Any]] | None:
+    """The records of the resources file beside the history at `history`; None when there is none,
+    or it is larger than `MAX_RESOURCES_BYTES` or not JSON Lines of objects (figures only: a
+    damaged file is left unshown rather than failing the history's reader)."""
+    path = resources_path(history)
+    try:
+        if path.stat().st_size > MAX_RESOURCES_BYTES:
+            return None
+        lines = path.read_text(encoding="ascii").splitlines()
+        records = [json.loads(line) for line in lines if line.strip()]
+    except (OSError, ValueError):
+        return None
+    return records if all(isinstance(record, dict) for record in records) else None

@@ -15,7 +15,7 @@ import pytest
 from arena.checkbot import check_command
 from arena.cli import _rules, build_parser, main
 from arena.engine import GEORGIAN, profile
-from arena.history import write_history
+from arena.history import read_history, read_resources, write_history
 from arena.policies import RandomPolicy, play_in_process
 from arena.transport import TimeLimit
 
@@ -104,6 +104,13 @@ def test_play_plays_a_session_of_another_profile(arguments: list[str], tmp_path:
     assert "no faults" in out and "crash" not in out and "illegal" not in out, out
     assert main(["replay", "--quiet", str(tmp_path / "play-4.jsonl")]) == 0
     assert "every rule holds" in capsys.readouterr().out
+    # Beside the history, what each decision cost: one line per decision, keyed by the line it made.
+    figures = read_resources(tmp_path / "play-4.jsonl")
+    assert figures is not None
+    actions = [number for number, record in enumerate(read_history(tmp_path / "play-4.jsonl"), start=1)
+               if record["event"] == "action"]
+    assert set(actions) <= {decision["line"] for decision in figures[:-1]}
+    assert set(figures[-1]["peak_memory_kb"]) == {str(seat) for seat in range(len(bots))}
 
 
 @pytest.mark.parametrize(("arguments", "message"), [

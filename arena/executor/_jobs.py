@@ -98,6 +98,9 @@ class JobOutcome:
     logs: Mapping[str, bytes] = field(default_factory=dict)
     """The bots' log files by file name, when they were written on another machine (empty when
     they were written in place, in the results folder)."""
+    resources: tuple[Mapping[str, Any], ...] = ()
+    """The records of the history's resources file: what each decision cost, each bot's peak memory
+    (`arena.history.write_resources`)."""
 
     @property
     def crashed(self) -> list[str]:
@@ -127,4 +130,5 @@ async def play_job(job: SessionJob, *, log_dir: Path, hidden: Sequence[Path] = (
     logs = {path.name: path.read_bytes() for path in sorted(log_dir.glob("*.log"))} if logs_back else {}
     return JobOutcome(session_id=job.session_id, balances=result.balances, winners=result.winners,
                           seats=result.seats, history=history_text(result.events).encode("ascii"),
-                          attempt=job.attempt, worker=worker, seconds=time.monotonic() - started, logs=logs)
+                          attempt=job.attempt, worker=worker, seconds=time.monotonic() - started, logs=logs,
+                          resources=tuple(result.resources()))

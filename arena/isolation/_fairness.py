@@ -138,6 +138,14 @@ class CpuWatch:
         unused = self.cpus * (now - mark.at) - ran / 1e9
         return max(0.0, min(longest / 1e9, unused))
 
+    def ran_since(self, mark: CpuMark) -> float:
+        """CPU seconds all the bot's threads ran since `mark` (one read per thread; a thread born
+        since counts from its start, one that ended since is not counted)."""
+        ran = 0
+        for tid, (run, _) in self._read(self.threads()).items():
+            ran += run - mark.threads.get(tid, (0, 0))[0]
+        return max(0, ran) / 1e9
+
     def cpu_seconds(self) -> float:
         """CPU time the bot's live processes have used, with that of the children they reaped."""
         used = 0
@@ -356,6 +364,10 @@ class CallTime:
         engine = self._lag.engine_total(fresh=True) - self._engine_then
         callback = (self._callback_wait() - self._callback_then) / 1e9
         return min(self.grace, kept + max(0.0, engine) + max(0.0, callback))
+
+    def cpu(self) -> float | None:
+        """CPU seconds the bot's threads ran since the call was created (None without a watch)."""
+        return self._cpu.ran_since(self._mark) if self._cpu is not None and self._mark is not None else None
 
     def _callback_wait(self) -> int:
         text = _pread(self._callback) if self._callback is not None else None

@@ -387,6 +387,23 @@ class BotProcess:
         return cls(popen, log_dir, name, limits, isolation=isolation, cgroup=cgroup, uid=uid,
                    socket_folder=socket_folder, copies_folder=copies_folder, launched_at=launched_at)
 
+    def memory_peak(self) -> int | None:
+        """The most memory the bot has held at once since it was launched, in bytes: its control
+        group's peak under `limits` and `sandbox`; under `none`, the sum of the peak resident sizes
+        (VmHWM) of its live processes. None when it cannot be read (the bot is gone)."""
+        if self.cgroup is not None:
+            return self.cgroup.memory_peak()
+        peak = None
+        for pid in (self.pid, *_descendants(self.pid)):
+            try:
+                status = Path(f"/proc/{pid}/status").read_bytes()
+            except OSError:
+                continue
+            for line in status.splitlines():
+                if line.startswith(b"VmHWM:"):  # `VmHWM:    1234 kB`
+                    peak = (peak or 0) + int(line.split()[1]) * 1024
+        return peak
+
     def exit_description(self) -> str:
         """How the bot ended (`killed by SIGKILL`, `exit status 1`) and any limit it ran into."""
         returncode = self.returncode

@@ -455,6 +455,18 @@ class Cgroup:
                 pass
         return found
 
+    def memory_peak(self) -> int | None:
+        """The most memory the group has held at once since it was made, in bytes (`memory.peak` in
+        cgroup v2, `memory.max_usage_in_bytes` in v1; page cache included); None if unreadable."""
+        for version, controllers, directory in self.directories:
+            if "memory" in controllers:
+                try:
+                    return int((directory / ("memory.peak" if version == 2 else "memory.max_usage_in_bytes"))
+                               .read_text())
+                except (OSError, ValueError):
+                    return None
+        return None
+
     def limit_notes(self) -> list[str]:
         """The limits the group ran into: `out of memory at the 256 MiB limit`, `3 forks refused at ...`."""
         notes = []

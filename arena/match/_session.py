@@ -33,7 +33,17 @@ from ..engine import (
     turn_view,
 )
 from ..isolation import session_folder
-from ..transport import BotConnection, BotFault, BotPool, BotSpec, NoticeBoard, Notices, open_bot, verify_reply
+from ..transport import (
+    BotConnection,
+    BotFault,
+    BotPool,
+    BotSpec,
+    DecisionCost,
+    NoticeBoard,
+    Notices,
+    open_bot,
+    verify_reply,
+)
 from ._ids import public_session_id, session_key
 
 
@@ -58,6 +68,28 @@ class SeatReport:
 
 
 @dataclass(frozen=True)
+class DecisionResources:
+    """What one decision of a seat's bot cost: a line of the history's resources file (docs/history.md)."""
+
+    line: int
+    """The history line (1-based) of the record the decision made: its action, look or entry."""
+    seat: int
+    cost: DecisionCost
+
+    def to_json(self) -> dict[str, Any]:
+        cost = self.cost
+        record: dict[str, Any] = {"line": self.line, "seat": self.seat, "wall_ms": _ms(cost.wall),
+                                  "cpu_ms": None if cost.cpu is None else _ms(cost.cpu), "credit_ms": _ms(cost.credit)}
+        if cost.timeout is not None:
+            record["timeout"] = cost.timeout
+        return record
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 3)
+
+
+@dataclass(frozen=True)
 class SessionResult:
     session_id: str
     seed: str
@@ -65,6 +97,13 @@ class SessionResult:
     balances: tuple[Amount, ...]
     winners: tuple[int, ...]
     seats: tuple[SeatReport, ...]
+    decisions: tuple[DecisionResources, ...] = ()
+    """What each decision cost, in the order asked (measured, so never part of the history)."""
+
+    def resources(self) -> list[dict[str, Any]]:
+        """The records of the history's resources file: one per decision, then each seat's peak memory."""
+        peaks = {str(seat.seat): seat.telemetry.get("peak_memory_kb") for seat in self.seats}
+        return [*(decision.to_json() for decision in self.decisions), {"peak_memory_kb": peaks}]
 
 
 async def _each_bot(bots: Sequence[BotConnection], call: Callable[[int, BotConnection], Awaitable[None]]) -> None:
@@ -121,15 +160,20 @@ async def _ask(bot: BotConnection, state: SessionState, session_id: str, notices
     return action
 
 
-async def _decide(bot: BotConnection, state: SessionState, session_id: str, notices: Notices) -> list[Event]:
+async def _decide(bot: BotConnection, state: SessionState, session_id: str, notices: Notices,
+                  costs: list[DecisionResources]) -> list[Event]:
     """Ask the bot to act, telling it `notices` first, and apply its answer; the bot's failure becomes
-    the fault's fold or decline."""
+    the fault's fold or decline. What the call cost joins `costs`, keyed by the line it makes."""
+    seat, line = state.to_act, len(state.events) + 1
+    assert seat is not None
     try:
-        action = await _ask(bot, state, session_id, notices)
+        events = state.apply(await _ask(bot, state, session_id, notices))
     except BotFault as fault:
         bot.telemetry.record_fault(fault.kind, fault.detail)
-        return state.apply(None, fault=fault.kind)
-    return state.apply(action)
+        events = state.apply(None, fault=fault.kind)
+    if bot.last_cost is not None:
+        costs.append(DecisionResources(line, seat, bot.last_cost))
+    return events
 
 
 async def play_session(
@@ -152,6 +196,7 @@ async def play_session(
     await _hello(bots, rules, told_id)
     events: Sequence[Event] = list(state.events)
     board = NoticeBoard(len(bots), session_id=told_id)
+    costs: list[DecisionResources] = []
     while True:
         if on_events is not None:
             on_events(state, events)
@@ -161,7 +206,7 @@ async def play_session(
         seat = state.to_act
         assert seat is not None
         # The seat's pending notices go inside its request: delivered, even if the call then fails.
-        events = await _decide(bots[seat], state, told_id, board.take(seat))
+        events = await _decide(bots[seat], state, told_id, board.take(seat), costs)
     await _notify_the_end(bots, board)
     end = state.events[-1]
     assert isinstance(end, SessionEnded)
@@ -172,6 +217,7 @@ async def play_session(
         balances=tuple(state.balances),
         winners=end.winners,
         seats=tuple(_report(seat, bot) for seat, bot in enumerate(bots)),
+        decisions=tuple(costs),
     )
 
 
@@ -180,8 +226,10 @@ def _report(seat: int, bot: BotConnection) -> SeatReport:
     # What its processes used in this session (from launch, for a process launched for it): what the
     # bot costs the machine.
     cpu = None if bot.process is None else round((bot.process.cpu.cpu_seconds() - bot.cpu_base) * 1000)
+    peak = None if bot.process is None else bot.process.memory_peak()
     reasons = tuple((kind.value, reason, count) for (kind, reason), count in bot.telemetry.reasons.most_common())
-    return SeatReport(seat, bot.name, {**bot.telemetry.summary(), "cpu_ms": cpu}, None if dead is None else dead.kind,
+    telemetry = {**bot.telemetry.summary(), "cpu_ms": cpu, "peak_memory_kb": None if peak is None else peak // 1024}
+    return SeatReport(seat, bot.name, telemetry, None if dead is None else dead.kind,
                       None if dead is None else dead.detail, reasons)
 
 

@@ -518,8 +518,25 @@ def _list(record: Mapping[str, Any], field: str, number: int, seats: int) -> lis
     return value
 
 
+def _costs(resources: Sequence[Mapping[str, Any]]) -> dict[int, dict[str, Any]]:
+    """The decisions' figures of a resources file by history line; lines not of that form are left
+    out (the file holds measured figures, not the record: docs/history.md, "Resources")."""
+    def number(value: object) -> bool:
+        return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+    costs = {}
+    for figure in resources:
+        line = figure.get("line")
+        if isinstance(line, int) and number(figure.get("wall_ms")) and (
+                figure.get("cpu_ms") is None or number(figure.get("cpu_ms"))):
+            timeout = figure.get("timeout")
+            costs[line] = {"wall_ms": figure["wall_ms"], "cpu_ms": figure.get("cpu_ms"),
+                           "timeout": timeout if timeout in ("bot", "arena") else None}
+    return costs
+
+
 def replay_data(records: Sequence[Mapping[str, Any]], *, seat: int | None = None,
-                fault_reasons: Mapping[str, Sequence[FaultReason]] | None = None) -> dict[str, Any]:
+                fault_reasons: Mapping[str, Sequence[FaultReason]] | None = None,
+                resources: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """The viewer's data for a history: the organiser's (every hand) or, with `seat`, that seat's.
 
     Args:
@@ -527,6 +544,8 @@ def replay_data(records: Sequence[Mapping[str, Any]], *, seat: int | None = None
         seat: build the view of this seat from the records redacted for it (`redact_records`), or
             a spectator's with `SPECTATOR`; None: the organiser's (every hand, the seed).
         fault_reasons: each bot's faults with the reasons the arena gave (not in the history itself).
+        resources: the records of the history's resources file (`arena.history.read_resources`):
+            each decision's step gets its `cost` (wall and CPU milliseconds, whose timeout).
 
     Raises:
         ReplayDataError: a record this viewer cannot read; the message names it.
@@ -539,6 +558,11 @@ def replay_data(records: Sequence[Mapping[str, Any]], *, seat: int | None = None
     builder = _Builder(start, seat=seat, reasons=fault_reasons or {})
     for number, record in enumerate(records[1:], start=2):
         builder.record(record, number)
+    costs = _costs(resources or ())
+    for step in builder.steps:
+        if (cost := costs.get(step["record"])) is not None:
+            step["cost"] = cost
+            cost["seat"] = step["actor"]
     version = start.get("format", 1)
     notes = list(builder.notes)
     if version not in _READABLE_FORMATS:
@@ -563,4 +587,24 @@ def replay_data(records: Sequence[Mapping[str, Any]], *, seat: int | None = None
         "curve": builder.curve,
         "faults": builder.faults,
         "notes": notes,
+        "resources": _resources_summary(builder, costs, resources or ()) if costs else None,
     }
+
+
+def _resources_summary(builder: _Builder, costs: Mapping[int, Mapping[str, Any]],
+                       resources: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per seat: its decisions' count, slowest and total wall and CPU milliseconds, and peak memory."""
+    peaks: Mapping[str, Any] = next((figure["peak_memory_kb"] for figure in resources
+                  if isinstance(figure.get("peak_memory_kb"), Mapping)), {})
+    rows = []
+    for seat, bot in enumerate(builder.bots):
+        mine = [cost for cost in costs.values() if cost.get("seat") == seat]
+        cpu = [cost["cpu_ms"] for cost in mine if cost["cpu_ms"] is not None]
+        peak = peaks.get(str(seat))
+        rows.append({"bot": bot, "decisions": len(mine),
+                     "wall_max_ms": max((cost["wall_ms"] for cost in mine), default=None),
+                     "wall_ms": round(sum(cost["wall_ms"] for cost in mine), 3),
+                     "cpu_max_ms": max(cpu, default=None), "cpu_ms": round(sum(cpu), 3) if cpu else None,
+                     "timeouts": sum(1 for cost in mine if cost["timeout"] is not None),
+                     "peak_memory_kb": peak if isinstance(peak, int) and not isinstance(peak, bool) else None})
+    return rows

@@ -23,7 +23,7 @@ from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 
 from ..engine import Amount, parse_amount
-from ..history import read_history
+from ..history import read_history, read_resources
 from ..storage import FaultReason, SessionRecord, SessionStatus, Store
 from ._replay import SPECTATOR, card_name, card_text, replay_data
 from ._site import Site, page_name, session_page
@@ -181,6 +181,7 @@ def write_replays(site: Site, sessions: Sequence[SessionHistory], *,
         ReplayDataError: a record the viewer cannot read.
     """
     loaded = [(session, read_history(session.history)) for session in sessions]
+    figures = {session.session: read_resources(session.history) for session in sessions}
     by_seed: dict[str, list[tuple[SessionHistory, list[dict[str, Any]]]]] = defaultdict(list)
     for session, records in loaded:
         start = records[0] if records else {}
@@ -196,9 +197,10 @@ def write_replays(site: Site, sessions: Sequence[SessionHistory], *,
     for session, records in loaded:
         if audience is not Audience.ORGANISERS:
             written.append(_public_page(site, session, records, audience, pots_template,
-                                        blocks.get(str(records[0].get("seed")), Markup()) if records else Markup()))
+                                        blocks.get(str(records[0].get("seed")), Markup()) if records else Markup(),
+                                        figures[session.session]))
             continue
-        organiser = replay_data(records, fault_reasons=session.fault_reasons)
+        organiser = replay_data(records, fault_reasons=session.fault_reasons, resources=figures[session.session])
         bots = organiser["bots"]
         pots = Markup(pots_template.render(data=organiser, curve=balance_curve(organiser["curve"], bots)))
         block = blocks.get(str(records[0].get("seed")), Markup()) if records else Markup()
@@ -210,7 +212,8 @@ def write_replays(site: Site, sessions: Sequence[SessionHistory], *,
             # A seat sees the reasons of its own bot's faults only (a crash's reason quotes the bot's
             # stderr), and its own bot's logs only: another bot's could print its cards.
             data = organiser if seat is None else replay_data(
-                records, seat=seat, fault_reasons={bots[seat]: session.fault_reasons.get(bots[seat], ())})
+                records, seat=seat, fault_reasons={bots[seat]: session.fault_reasons.get(bots[seat], ())},
+                resources=figures[session.session])
             views = [{"label": name, "href": PurePosixPath(other).name, "current": other == page}
                      for name, other in zip(names, pages, strict=True)]
             folder = site.out.resolve().joinpath(*PurePosixPath(page).parts[:-1])
@@ -224,10 +227,11 @@ def write_replays(site: Site, sessions: Sequence[SessionHistory], *,
 
 
 def _public_page(site: Site, session: SessionHistory, records: list[dict[str, Any]], audience: Audience,
-                 pots_template: Any, block: Markup) -> Path:
+                 pots_template: Any, block: Markup, resources: list[dict[str, Any]] | None) -> Path:
     # A public report's one page of a session: a spectator's view, or every hand once published;
-    # never the arena's fault reasons (they may quote a bot's stderr) nor a log.
-    data = replay_data(records, seat=SPECTATOR if audience is Audience.PUBLIC else None)
+    # never the arena's fault reasons (they may quote a bot's stderr) nor a log. The decisions'
+    # times are public, as a spectator at the table sees how long each player thinks.
+    data = replay_data(records, seat=SPECTATOR if audience is Audience.PUBLIC else None, resources=resources)
     pots = Markup(pots_template.render(data=data, curve=balance_curve(data["curve"], data["bots"])))
     page = session_page(session.session)
     label = "Spectator: the hands shown" if audience is Audience.PUBLIC else "Every hand"

@@ -51,7 +51,7 @@ from pathlib import Path
 import trio
 
 from ..engine import Amount, ArenaError
-from ..history import write_history
+from ..history import write_history, write_resources
 from ..match import public_session_id, run_session
 from ..ratings import ELO_PER_NAT, PairResults, RatingError, bradley_terry_pairs
 from ..storage import FaultReason, StorageError, is_disk_full, make_way_for_replay
@@ -364,6 +364,7 @@ class Ladder:
                                    hidden=self.service.registry.folder.hidden())
         history = await trio.to_thread.run_sync(
             lambda: write_history(path, result.events, once=True))
+        await trio.to_thread.run_sync(lambda: write_resources(history, result.resources()))
         balances: list[Amount] = list(result.balances)
         faults = [0] * len(specs)
         reasons: list[tuple[FaultReason, ...]] = [()] * len(specs)

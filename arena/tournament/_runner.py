@@ -41,6 +41,7 @@ from ..executor import (
     SessionJob,
     is_remote,
 )
+from ..history import write_resources
 from ..isolation import (
     Isolation,
     SandboxError,
@@ -418,6 +419,7 @@ class TournamentRunner:
                 raise ArenaError(f"session {record.id}: a worker returned the log file {name!r}, not a *.log name")
             write_atomically(self.directory / "logs" / record.id / name, data)
         history = write_atomically(self.history_path(record), outcome.history, once=True)
+        write_resources(history, outcome.resources)
         for bot in outcome.crashed:
             self._crashed.add(bot)
         balances = {record.table[seat]: balance for seat, balance in enumerate(outcome.balances)}

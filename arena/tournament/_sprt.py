@@ -9,7 +9,7 @@ from pathlib import Path
 import trio
 
 from ..engine import Rules
-from ..history import write_history
+from ..history import write_history, write_resources
 from ..match import public_session_id, run_session, session_key
 from ..ratings import Sprt, pair_score
 from ..transport import BotSpec
@@ -45,7 +45,8 @@ async def run_sprt(new: BotSpec, old: BotSpec, *, rules: Rules, sprt: Sprt, seed
                 result = await run_session(rules, list(seating), seed=pair_seed, session_id=session_id,
                                            public_id=public_session_id(key, session_id),
                                            log_dir=out / "logs" / session_id, hidden=[out / "histories"])
-                write_history(out / "histories" / f"{session_id}.jsonl", result.events)
+                write_resources(write_history(out / "histories" / f"{session_id}.jsonl", result.events),
+                                result.resources())
                 balances.append(result.balances)
         if sprt.decision is not None:
             return

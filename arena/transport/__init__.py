@@ -7,6 +7,7 @@ from ._bot import CHANNEL_OPTIONS as CHANNEL_OPTIONS
 from ._bot import MAX_REPLY_BYTES as MAX_REPLY_BYTES
 from ._bot import BotConnection as BotConnection
 from ._bot import BotSpec as BotSpec
+from ._bot import DecisionCost as DecisionCost
 from ._bot import Telemetry as Telemetry
 from ._bot import TimeLimit as TimeLimit
 from ._bot import is_address as is_address

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -187,6 +188,23 @@ class BotSpec:
             raise ArenaError(f"bot {self.name!r} needs exactly one of a command and an address")
 
 
+@dataclass(frozen=True)
+class DecisionCost:
+    """What one decision call cost, as the arena measured it (never part of the history: see
+    `arena.history.resources_path`)."""
+
+    wall: float
+    """Seconds from handing the request to grpcio to the reply (or to the fault)."""
+    cpu: float | None
+    """CPU seconds the bot's threads ran meanwhile (its control group's threads, or under isolation
+    `none` its process tree's); None for a bot given by its address."""
+    credit: float
+    """Seconds of the call not charged to the bot: time it was kept from the CPU, or the arena was late."""
+    timeout: str | None = None
+    """For a timeout, whose time ran out: `bot` (it had the CPU it could use), or `arena` (the time it
+    could not use reached the grace, so the arena or the machine held it up); None otherwise."""
+
+
 @dataclass
 class Telemetry:
     """What the arena measured of one bot in one session."""
@@ -279,6 +297,8 @@ class BotConnection:
         self._callback_thread: int | None = None  # grpcio's thread that takes in this bot's replies
         self.bank_left = spec.limit.time_bank_seconds
         """Seconds of the time bank not drawn on yet."""
+        self.last_cost: DecisionCost | None = None
+        """What the last decision call cost (None before any, or when the bot was not called)."""
         self.dead: BotFault | None = None
         """Set once the bot cannot answer any more (it exited, or never became ready)."""
         self.behind = False
@@ -456,11 +476,15 @@ class BotConnection:
                       request: _Request) -> _Reply:
         """An Act or Svara call: its limit is the per-decision limit plus the time bank left."""
         decision = self._decision
+        self.last_cost = None
         try:
-            reply = await self._call(rpc, method, request, timeout=decision + self.bank_left)
+            reply = await self._call(rpc, method, request, timeout=decision + self.bank_left, measure=True)
         except BotFault as fault:
             if fault.kind is Fault.TIMEOUT:
                 self.bank_left = 0.0  # it ran past the limit by the whole bank
+                if (cost := self.last_cost) is not None:  # the grace caps the credit: reaching it is the arena's
+                    held_up = cost.credit > 0 and cost.credit >= self._grace - 1e-9
+                    self.last_cost = dataclasses.replace(cost, timeout="arena" if held_up else "bot")
             raise
         self.telemetry.latencies.append(self._elapsed)
         if self._charged > decision:  # time it could not use is not taken from its bank either
@@ -468,7 +492,7 @@ class BotConnection:
         return reply
 
     async def _call(self, rpc: grpc.UnaryUnaryMultiCallable[_Request, _Reply], method: str, request: _Request, *,
-                    timeout: float) -> _Reply:
+                    timeout: float, measure: bool = False) -> _Reply:
         """One call, held to `timeout` (plus the slack) extended by the time the bot could not use.
 
         The gRPC deadline is `timeout` plus the grace, the most that extension may reach; the
@@ -476,7 +500,7 @@ class BotConnection:
         the time the bot could not use so far (`CallTime.credit`: kept from the CPU, or grpcio's
         threads kept from it) extends it; again when that passes, until the credit stops growing:
         then it is a timeout. A bot's control group has the default CPU weight during its call and
-        a small one otherwise (`Cgroup.set_waiting`).
+        a small one otherwise (`Cgroup.set_waiting`). With `measure`, `last_cost` is what the call cost.
         """
         if self.dead is not None:
             raise self.dead
@@ -490,6 +514,7 @@ class BotConnection:
         clock = CallTime(self.process.cpu if self.process is not None else None, grace=self._grace,
                          callback_thread=self._callback_thread)
         limit, credit = timeout + self._slack, 0.0
+        call: PendingCall[_Request, _Reply] | None = None
         try:
             call = PendingCall(rpc, request, timeout=timeout + self._grace)
             clock.start()
@@ -498,6 +523,7 @@ class BotConnection:
                 while not await call.wait(clock.at(min(limit + credit, timeout + self._grace + self._slack))):
                     more = clock.credit()
                     if more < credit + _CREDIT_STEP or limit + credit >= timeout + self._grace + self._slack:
+                        credit = max(credit, more)
                         call.cancel()
                         self.behind = True
                         raise BotFault(Fault.TIMEOUT, _late(method, timeout, more))
@@ -522,10 +548,17 @@ class BotConnection:
                 with trio.move_on_after(_EXIT_WAIT):
                     await self.process.wait()
                     await self._settle_stderr()
-            fault = self._fault_from(method, error, timeout, credit=clock.credit)
+            def credit_now() -> float:
+                nonlocal credit
+                credit = max(credit, clock.credit())
+                return credit
+            fault = self._fault_from(method, error, timeout, credit=credit_now)
             self.behind = fault.kind is Fault.TIMEOUT
             raise fault from None
         finally:
+            if measure:  # one read per thread of the bot (a figure, not the history's: see DecisionCost)
+                arrived = call.arrived if call is not None and call.arrived is not None else time.monotonic()
+                self.last_cost = DecisionCost(arrived - clock.created, clock.cpu(), credit)
             clock.close()
             if cgroup is not None:
                 cgroup.set_waiting(True)

@@ -7,6 +7,7 @@ The standings page of a real tournament (conftest's `played`) shows standings.js
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from arena.history import read_history
+from arena.history import read_history, read_resources
 from arena.report import card_text
 
 from ._browser import DESKTOP, PHONE, console_errors, file_url, open_chromium, overflow, set_viewport
@@ -131,6 +132,32 @@ def test_stepping_through_a_replay_shows_the_history(browser: webdriver.Chrome,
     _press(browser, Keys.END)
     _check_step(_screen(browser), last, expected[-1], bots)
     assert browser.current_url.endswith(f"#step-{last}")
+
+
+def test_each_decision_step_shows_what_it_cost_from_the_resources_file(
+        browser: webdriver.Chrome, svara_played: tuple[Path, list[dict[str, Any]]]) -> None:
+    pages, records = svara_played
+    figures = read_resources(pages.parent / f"play-{SVARA_SEED}.jsonl")
+    assert figures is not None
+    by_line = {figure["line"]: figure for figure in figures[:-1]}
+    expected = ledger(records)
+    browser.get(file_url(pages / f"play-{SVARA_SEED}.html"))
+    shown = 0
+    for want in expected:
+        line = next(number for number, record in enumerate(records, start=1) if record is want["record"])
+        cost = browser.find_element(By.ID, "step-cost").text
+        if line in by_line:
+            figure = by_line[line]
+            said = re.fullmatch(r"Decided in ([0-9.]+) ms, ([0-9.]+) ms of its CPU", cost)
+            assert said is not None, cost  # to a tenth of a millisecond (JavaScript rounds halves its own way)
+            assert abs(float(said[1]) - figure["wall_ms"]) <= 0.051 and abs(float(said[2]) - figure["cpu_ms"]) <= 0.051
+            shown += 1
+        else:
+            assert cost == "", (line, cost)
+        _press(browser, Keys.ARROW_RIGHT)
+    assert shown == len(by_line) > 0
+    table = browser.find_element(By.CSS_SELECTOR, "table.resources").text
+    assert all(entry["bot"] in table for entry in records[0]["seats"]), table
 
 
 def test_a_seat_page_never_shows_another_seats_unshown_cards(

@@ -57,6 +57,27 @@ def test_faults_are_steps_with_their_kind_and_reason(svara_records: list[dict[st
     assert all(fault["bot"] == "faulty" and fault["reason"] == "bet 11 above 10" for fault in data["faults"])
 
 
+def test_decisions_carry_their_cost_and_a_line_it_cannot_read_is_left_out(
+        svara_records: list[dict[str, Any]]) -> None:
+    actions = [number for number, record in enumerate(svara_records, start=1) if record["event"] == "action"]
+    figures = [{"line": actions[0], "seat": 0, "wall_ms": 12.5, "cpu_ms": 3.25, "credit_ms": 0},
+               {"line": actions[1], "seat": 1, "wall_ms": 900.0, "cpu_ms": None, "credit_ms": 0, "timeout": "bot"},
+               {"line": str(actions[2]), "wall_ms": 1}, {"line": actions[3], "wall_ms": -1},
+               {"line": actions[4], "wall_ms": True}, {"peak_memory_kb": {"0": 2048, "1": "lots"}}]
+    for seat in (None, 0, -1):  # the organiser, a seat and a spectator see the times alike
+        data = replay_data(svara_records, seat=seat, resources=figures)
+        costs = {step["record"]: step["cost"] for step in data["steps"] if "cost" in step}
+        assert costs.keys() == {actions[0], actions[1]}
+        assert costs[actions[0]]["wall_ms"] == 12.5 and costs[actions[0]]["cpu_ms"] == 3.25
+        assert costs[actions[1]]["timeout"] == "bot" and costs[actions[1]]["cpu_ms"] is None
+        rows = {row["bot"]: row for row in data["resources"]}
+        acted = [svara_records[line - 1]["seat"] for line in actions[:2]]
+        first = rows[svara_records[0]["seats"][acted[0]]["bot"]]
+        assert first["wall_max_ms"] >= 12.5 and first["peak_memory_kb"] == (2048 if acted[0] == 0 else None)
+        assert sum(row["timeouts"] for row in rows.values()) == 1
+    assert replay_data(svara_records)["resources"] is None  # no file: no table
+
+
 @pytest.mark.parametrize("number", range(12))
 def test_a_seat_view_holds_only_cards_the_seat_could_see(number: int) -> None:
     records = _random_records(number) if number else _records(scripted_svara_session().events)

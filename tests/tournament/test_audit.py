@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.history import read_history
+from arena.history import read_history, read_resources, resources_path
 from arena.tournament import commitment
 
 from .._histories import unshown_deal
@@ -162,3 +162,24 @@ def test_a_results_folder_that_is_not_one_is_one_clear_line(tmp_path: Path, caps
     assert not (tmp_path / "tournament.sqlite").exists()
     assert main(["replay"]) == 1
     assert "give a history file, or --results" in capsys.readouterr().err
+
+
+def test_each_history_has_its_resources_file_which_is_no_part_of_the_checked_record(
+        finished: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = copy_finished(finished, tmp_path)
+    histories = sorted((results / "histories").glob("*.jsonl"))
+    assert [path.stem for path in histories] == [f"s000{number}" for number in range(1, 7)]  # no sidecar among them
+    for history in histories:
+        figures = read_resources(history)
+        assert figures is not None and figures[-1].keys() == {"peak_memory_kb"}
+        records = read_history(history)
+        for decision in figures[:-1]:
+            made = records[decision["line"] - 1]
+            assert made["event"] in ("action", "entry", "look") and made["seat"] == decision["seat"]
+            assert decision["wall_ms"] > 0 and decision["cpu_ms"] >= 0
+        assert all(peak > 0 for peak in figures[-1]["peak_memory_kb"].values())
+    # Measured figures: changed or gone, the results still agree (the history is the record).
+    resources_path(histories[0]).write_text("not even JSON\n")
+    resources_path(histories[1]).unlink()
+    assert main(["replay", "--results", str(results)]) == 0, capsys.readouterr().out
+    assert read_resources(histories[0]) is None and read_resources(histories[1]) is None

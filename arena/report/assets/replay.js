@@ -124,6 +124,16 @@
     var text = document.getElementById("step-text");
     text.textContent = step.text;
     text.classList.toggle("fault", Boolean(step.fault));
+    var cost = document.getElementById("step-cost");
+    if (step.cost) {
+      var said = "Decided in " + step.cost.wall_ms.toFixed(1) + " ms";
+      if (step.cost.cpu_ms !== null) { said += ", " + step.cost.cpu_ms.toFixed(1) + " ms of its CPU"; }
+      if (step.cost.timeout === "bot") { said += " \u00b7 timed out: its own time ran out"; }
+      if (step.cost.timeout === "arena") { said += " \u00b7 timed out: the arena held it up past the grace"; }
+      cost.textContent = said;
+    } else {
+      cost.textContent = "";
+    }
     document.getElementById("pot-amount").textContent = step.pot;
     document.getElementById("step-number").value = String(index + 1);
     renderSeats(step);

@@ -10,6 +10,8 @@ except where its mode says otherwise:
     illegal-show       shows, which needs exactly two players in the deal and a previous bet
     slow               sleeps before calling: `--seconds 0.3` in every Act, or `--seconds 0.35,0.15`
                        for 0.35 s in the first Act and 0.15 s in every later one
+    burn               keeps a CPU busy (a loop, no sleeping) for `--seconds` in every Act
+    allocate           holds `--bytes` of memory, every page written, from before it serves
     flood              writes `--bytes` to stdout before serving, then plays
     ignore-term        serves with SIGTERM and SIGINT ignored (so only SIGKILL stops it)
     grandchild         forks a child that sleeps for a long time, then plays; the child stays in
@@ -64,6 +66,10 @@ class FaultyBot(Bot):
             return Show()
         if self.mode == "slow":
             time.sleep(self.seconds[min(self.turns, len(self.seconds)) - 1])
+        if self.mode == "burn":
+            until = time.thread_time() + self.seconds[min(self.turns, len(self.seconds)) - 1]
+            while time.thread_time() < until:  # CPU time, so a bot kept from the CPU burns as long
+                pass
         return Bet(turn.min_bet)
 
     def svara(self, offer: SvaraOffer) -> bool:
@@ -105,6 +111,7 @@ def main() -> None:
         left = args.bytes
         while left > 0:
             left -= os.write(1, chunk[:left])
+    held = bytes(range(256)) * (args.bytes // 256) if args.mode == "allocate" else b""  # every page touched
     if args.mode in ("grandchild", "escape"):
         _fork_sleeper(args.pid_file, escape=args.mode == "escape")
     if args.mode == "ignore-term":
@@ -116,6 +123,7 @@ def main() -> None:
         return
     mark(args.pid_file, ".pid", str(os.getpid()))
     run(bot, argv=[])
+    del held
     # A handler still hanging would keep the interpreter from exiting; SIGTERM-ignoring bots
     # have their own mode, so once the SDK has stopped serving, leave at once.
     os._exit(0)
