@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from .. import _util
 from ._build import write_report as write_report
+from ._charts import LineChart as LineChart
+from ._charts import line_chart as line_chart
 from ._replay import FORMAT_VERSION as FORMAT_VERSION
 from ._replay import SPECTATOR as SPECTATOR
 from ._replay import ReplayDataError as ReplayDataError

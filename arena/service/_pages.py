@@ -55,6 +55,7 @@ from ._ladder import ladder_secrets
 from ._registry import FROZEN, log_tail
 from ._results import RECENT_SESSIONS, bot_overview, bot_results, winners
 from ._service import Service
+from ._slow import slow_decisions
 from ._store import LadderSession, RunRecord, TokenRefusedError, from_iso, note_damaged
 from ._views import (
     FULL_COPY,
@@ -260,8 +261,12 @@ def routes(service: Service) -> list[Route]:
             raise HTTPException(404, f"no bot {name!r}")
         labels = {version.id: version.label for version in store.versions()}
         set_aside = {failure.block for failure in store.ladder_failures() if failure.set_aside}
-        return render(service, request, "bot.html", overview=bot_overview(store, service.board.rows(), bot),
-                      own=may_see(who(service, request), bot.author), labels=labels, set_aside=set_aside)
+        overview = bot_overview(store, service.board.rows(), bot)
+        slow = await trio.to_thread.run_sync(lambda: slow_decisions(
+            service.config.data, overview.sessions, {version.id for version in store.versions(bot.name)},
+            limit_ms=service.config.limits.time.decision_ms))
+        return render(service, request, "bot.html", overview=overview, own=may_see(who(service, request), bot.author),
+                      labels=labels, set_aside=set_aside, slow=slow)
 
     async def author_page(request: Request) -> Response:
         name = request.path_params["name"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+import statistics
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import pytest
 import trio
 
 from arena.engine import format_amount, profile
+from arena.history import read_resources
 from arena.isolation import Isolation
 from arena.service import Author, Ladder, LadderConfig, Service, ServiceConfig, build_app, open_service
 
@@ -142,3 +144,28 @@ async def test_an_authors_page_shows_each_bots_results_and_faults(played: Played
         assert all((reason in bot.text) == may_read for reason in seen_reasons), reader
     assert (await _page(played, None, "/authors/nobody")).status_code == 404
     assert 'href="/authors/alice"' in (await _page(played, None, "/bots")).text
+
+
+async def test_a_bots_page_charts_its_slow_decisions_from_the_resources_files(played: Played) -> None:
+    store = played.service.store
+    versions = {version.id for version in store.versions("rb")}
+    expected = []
+    for session_id in played.sessions:  # played oldest first
+        session = store.ladder_session(session_id)
+        assert session is not None and session.history_path is not None
+        figures = read_resources(played.service.config.data / session.history_path)
+        assert figures is not None, session_id
+        seats = {seat for seat, version in enumerate(session.seating) if version in versions}
+        walls = [figure["wall_ms"] for figure in figures[:-1] if figure["seat"] in seats]
+        cpus = [figure["cpu_ms"] for figure in figures[:-1] if figure["seat"] in seats]
+        expected.append(f"{session_id} {max(walls)} {statistics.median(walls)} {max(cpus)}")
+    for reader in (None, "bob"):  # decision times are public, like the results
+        page = (await _page(played, reader, "/bots/rb")).text
+        chart = page.split('<svg id="slow-decisions"', 1)[1].split("</svg>", 1)[0]
+        assert 'class="x-axis"' in chart and 'class="y-axis"' in chart and ">milliseconds</text>" in chart
+        assert ">ladder session, oldest to newest</text>" in chart
+        legend = chart.split('class="legend"', 1)[1]
+        assert all(f">{name}</text>" in legend for name in ("slowest decision", "median decision",
+                                                            "most CPU in a decision"))
+        table = _text(page.split('id="slow-decisions-table"', 1)[1].split("</table>", 1)[0])
+        assert all(row in table for row in expected), (expected, table)
