@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import random
 from collections.abc import Sequence
@@ -162,3 +163,88 @@ def play_in_process(rules: Rules, policies: Sequence[Policy], *, seed: str, sess
         else:
             state.apply(policy.act(turn_view(state)))
     return state
+
+
+class SoftThresholdPolicy:
+    """`ThresholdPolicy` made soft: at every betting turn it names a distribution over folding, paying
+    the least and paying more, weighted by the hand's strength, so an estimator knows its probabilities.
+
+    Probabilities are quarters (exact as doubles). It looks at once when it may play dark, and answers
+    svara offers as `ThresholdPolicy` does.
+    """
+
+    def __init__(self, *, call_from: int = 20, raise_from: int = 25, name: str = "soft",
+                 evaluator: HandEvaluator = GEORGIAN_EVALUATOR) -> None:
+        self.name = name
+        self._call_from = call_from
+        self._raise_from = raise_from
+        self._evaluator = evaluator
+
+    def act(self, view: TurnView) -> Action:
+        """A turn answered plainly, the one before it has looked (a look is no betting action)."""
+        return _LOOK if view.legal.can_look else _FOLD
+
+    def distribution(self, view: TurnView) -> list[tuple[Action, float]] | None:
+        """This turn's choices with their probabilities (they sum to 1, no action twice), or None when
+        the turn is answered plainly (`act`)."""
+        legal = view.legal
+        if not legal.seen:
+            return None
+        strength = self._evaluator.value(view.cards).strength
+        least, more = self._least_and_more(view, strength)
+        weights = ((0.75, 0.25, 0.0) if strength < self._call_from else
+                   (0.25, 0.5, 0.25) if strength < self._raise_from else (0.0, 0.25, 0.75))
+        merged: dict[Action, float] = {}
+        for action, weight in zip((_FOLD, least, more), weights, strict=True):
+            if weight:
+                merged[action] = merged.get(action, 0.0) + weight
+        return list(merged.items())
+
+    def _least_and_more(self, view: TurnView, strength: int) -> tuple[Action, Action]:
+        legal = view.legal
+        if not legal.can_bet:
+            ending = _OPEN if legal.open_amount is not None else _CALL if legal.call_amount is not None else None
+            least: Action = ending or _SUPPORT
+            if legal.raise_min is not None and legal.raise_min <= 4:
+                return least, Raise(legal.raise_min)
+            return least, least
+        least = _bet(legal.min_bet)
+        if legal.can_multiway_open and strength >= self._raise_from:
+            return least, _MULTIWAY_OPEN
+        if legal.can_show and view.actions_in_deal > 6:
+            return least, _SHOW
+        return least, _bet(legal.max_bet if strength >= 30 else max(legal.min_bet, min(legal.max_bet, 5)))
+
+    def svara(self, view: SvaraView) -> SvaraAnswer:
+        return SvaraAnswer(view.price <= 3)
+
+
+def play_recording_mixes(rules: Rules, policies: Sequence[Policy | SoftThresholdPolicy], *, seed: str,
+                         session: str = "") -> tuple[SessionState, dict[int, list[tuple[Action, float]]]]:
+    """Play one session in process; a policy with a `distribution` has its action drawn from it.
+
+    Returns the finished state and each drawn decision's distribution by its event's index. The draw is
+    derived from the seed, the session and the event's index, so the same seed plays the same session.
+    """
+    state = SessionState(rules, bots=[policy.name for policy in policies], seed=seed, session=session)
+    mixes: dict[int, list[tuple[Action, float]]] = {}
+    while not state.is_finished:
+        assert state.to_act is not None
+        policy = policies[state.to_act]
+        if state.phase is Phase.SVARA_OFFER:
+            state.apply(policy.svara(svara_view(state)))
+            continue
+        view = turn_view(state)
+        distribution = policy.distribution(view) if isinstance(policy, SoftThresholdPolicy) else None
+        if distribution is None:
+            state.apply(policy.act(view))
+            continue
+        index = len(state.events)
+        digest = hashlib.sha256(f"seka-mix|{seed}|{session}|{index}".encode()).digest()
+        threshold = (int.from_bytes(digest[:8], "big") >> 11) / (1 << 53)
+        running = 0.0
+        chosen = next((action for action, p in distribution if (running := running + p) > threshold),
+                      distribution[-1][0])
+        mixes[index] = distribution
+        state.apply(chosen)
+    return state, mixes

@@ -32,6 +32,7 @@ Every decision has the triad `verify_*` (raises `IllegalActionError`, state unto
 
 from __future__ import annotations
 
+import copy
 import enum
 import functools
 from collections.abc import Callable, Sequence
@@ -204,6 +205,36 @@ class SessionState:
             stacks=() if stack is None else (stack,) * seats, format=history_format_of_edition(rules.edition)))
         self._start_ordinary_deal(first_dealer)
         self._done(0)
+
+    def fork(self, *, shuffler: Shuffler | None = None) -> SessionState:
+        """An independent copy to look ahead with: deciding on it leaves this state as it is.
+
+        What an estimator needs to value the choices not taken (arena.ratings, docs/ratings.md). With
+        `shuffler`, the copy deals any later deal from it instead (one looking ahead within a deal has no
+        use for the next deal's cards, and need not pay for a seeded shuffle).
+
+        >>> from arena.engine import GEORGIAN
+        >>> state = SessionState(GEORGIAN, bots=["a", "b"], seed="doc")
+        >>> ahead = state.fork()
+        >>> _ = ahead.bet(3)
+        >>> state.pot, ahead.pot
+        (2, 5)
+        """
+        ahead = copy.copy(self)
+        # Every container a decision mutates in place gets its own copy; the rest are replaced, never
+        # mutated (hands, participants, svara), or are caches of immutable turns keyed by their inputs.
+        ahead.events = self.events.copy()
+        ahead.balances = self.balances.copy()
+        ahead.in_deal = self.in_deal.copy()
+        ahead.seen = self.seen.copy()
+        ahead.acted = self.acted.copy()
+        ahead.payers = self.payers.copy()
+        ahead.deal_actions = self.deal_actions.copy()
+        ahead.offers_left = self.offers_left.copy()
+        ahead._entrants = self._entrants.copy()
+        if shuffler is not None:
+            ahead._shuffle = shuffler
+        return ahead
 
     # ---------------------------------------------------------------- queries
 

@@ -1,4 +1,5 @@
-"""Ratings as pure functions of session outcomes: Bradley–Terry Elo, bootstrap intervals, chip rate, SPRT.
+"""Ratings as pure functions of session outcomes: Bradley–Terry Elo, bootstrap intervals, chip rate, SPRT,
+and the variance-reduced (adjusted) result.
 
 Nothing here does I/O or reads a clock; randomness comes only from an explicit seed. See
 docs/ratings.md for the model and the formulas.
@@ -7,6 +8,12 @@ docs/ratings.md for the model and the formulas.
 from __future__ import annotations
 
 from .. import _util
+from ._adjusted import VALUE_FUNCTION as VALUE_FUNCTION
+from ._adjusted import SessionTerms as SessionTerms
+from ._adjusted import adjust as adjust
+from ._adjusted import block_half as block_half
+from ._adjusted import session_terms as session_terms
+from ._adjusted import value_function_digest as value_function_digest
 from ._bootstrap import Bootstrap as Bootstrap
 from ._bootstrap import bootstrap as bootstrap
 from ._bradley_terry import ELO_PER_NAT as ELO_PER_NAT
@@ -28,13 +35,17 @@ from ._standings import standings as standings
 
 __all__ = [
     "ELO_PER_NAT",
+    "VALUE_FUNCTION",
     "Bootstrap",
     "ChipStats",
     "PairResults",
     "RatingError",
     "SessionOutcome",
+    "SessionTerms",
     "Sprt",
     "Standing",
+    "adjust",
+    "block_half",
     "bootstrap",
     "bradley_terry",
     "bradley_terry_pairs",
@@ -44,7 +55,9 @@ __all__ = [
     "pair_score",
     "prefix_ratings",
     "sequential_elo",
+    "session_terms",
     "standings",
+    "value_function_digest",
 ]
 
 _util.fixup_module_metadata(__name__, globals())

@@ -235,3 +235,20 @@ def test_random_sessions_of_every_size_satisfy_the_referee() -> None:
             referee = Referee(rules, seed=seed)
             referee.agree_with(state)
             play_out(state, random.Random(seed), referee=referee)
+
+
+def test_a_fork_decides_apart_and_deals_from_its_own_shuffler() -> None:
+    state = SessionState(GEORGIAN, bots=["a", "b", "c"], seed="fork")
+    state.bet(2)
+    before = (list(state.events), list(state.balances), list(state.in_deal), state.pot, state.to_act)
+    ahead = state.fork()
+    ahead.bet(4)
+    ahead.fold()
+    ahead.fold()  # the pot is won and the next deal dealt, on the fork only
+    assert (state.events, state.balances, state.in_deal, state.pot, state.to_act) == tuple(before)
+    assert ahead.pot_number == 2 and state.pot_number == 1
+    fixed = state.fork(shuffler=lambda pot, replay: GEORGIAN.deck)
+    fixed.fold()
+    fixed.fold()
+    assert fixed.hands == {seat: tuple(GEORGIAN.deck[3 * seat:3 * seat + 3]) for seat in range(3)}
+    assert state.events == before[0]

@@ -1,0 +1,332 @@
+"""The variance-reduced (adjusted) result of a session: its raw balances less terms of known mean zero.
+
+Theory of operation (docs/ratings.md, "Adjusted results"). Q, the value function, gives every seat a
+value at each point of a session between a decision and the deal it may lead to:
+
+- once a pot is resolved, the balances it left;
+- while a svara is pending (offers asked, the replay not dealt), the balances plus the pot shared
+  equally by the tied players and the entrants so far (a replay is a chance node that treats them
+  alike);
+- during betting, the balances plus the pot shared as if the hands still in were compared now
+  (equal values share it: a svara, or a split, treats them alike).
+
+Values sum to zero over the seats (balances plus the pot), and the session's end is its balances. A
+session is replayed with the engine; at every decision whose probabilities are known (a mix) the
+term Q(after the action) − Σ_a π(a)·Q(after a) is summed, each Q(after a) valued on a fork of the
+state; at every svara replay's deal, Q(after the deal) − E over deals of Q, which is the pot times
+(the seat's share now − 1/players), since every seat of a replay is dealt from one shuffled deck
+alike. Ordinary deals give the same kind of term, `luck`, which the deal control variate weighs with
+a coefficient per bot fitted on the other half of the blocks (`adjust`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..engine import (
+    Acted,
+    Action,
+    Amount,
+    Bet,
+    Call,
+    DarkBet,
+    Dealt,
+    Entered,
+    Event,
+    Fault,
+    Fold,
+    Look,
+    Looked,
+    MultiwayOpen,
+    Open,
+    Phase,
+    PotSplit,
+    PotWon,
+    Raise,
+    Rules,
+    SessionStarted,
+    SessionState,
+    Show,
+    Support,
+    SvaraAnswer,
+    SvaraDeclared,
+    profile,
+)
+from ._outcome import RatingError, SessionOutcome
+
+Entries = Sequence[tuple[Action, float | Fraction]]
+"""A decision's known distribution, as a mix's entries: each action with its probability. The arena
+draws with probability p / Σp, so that, converted exactly to a Fraction, is π."""
+
+VALUE_FUNCTION = "hindsight/1"
+"""The identity of Q, committed with a tournament's seed commitment together with `value_function_digest()`."""
+
+_COEFFICIENT_DENOMINATOR = 1000
+"""The control variate's fitted coefficient is kept exact to 1/1000: its sampling noise is far larger,
+and an exact coefficient keeps every adjusted result an exact Fraction."""
+
+
+@dataclass(frozen=True)
+class SessionTerms:
+    """One session's raw balances and the terms of known mean zero the adjusted result subtracts, by seat."""
+
+    raw: tuple[Amount, ...]
+    """The balances the session ended with."""
+    decisions: tuple[Amount, ...]
+    """Σ over decisions with known probabilities of Q(after the action) − Σ_a π(a)·Q(after a)."""
+    redeals: tuple[Amount, ...]
+    """Σ over svara replays' deals of Q(after the deal) − E over deals of Q."""
+    luck: tuple[Amount, ...]
+    """The same over ordinary deals: the deal control variate's covariate (weighed by a fitted coefficient)."""
+
+    @property
+    def known(self) -> tuple[Amount, ...]:
+        """The raw result less the decision and re-deal terms: the adjusted result before the control variate."""
+        return tuple(r - d - s for r, d, s in zip(self.raw, self.decisions, self.redeals, strict=True))
+
+
+def _share(pot: Amount, players: int) -> Amount:
+    """`pot / players`, exact; Fraction arithmetic only when it is needed (it is slow, and a benchmark
+    values hundreds of thousands of sessions)."""
+    return pot // players if type(pot) is int and pot % players == 0 else Fraction(pot) / players
+
+
+def _betting_value(state: SessionState) -> list[Amount]:
+    """Q during betting: the balances plus the pot, shared by the best hands still in."""
+    values = state.balances.copy()
+    in_deal = state.in_deal
+    evaluate = state.hand_value
+    hands = [evaluate(seat) for seat in in_deal]
+    best = max(hands)
+    leaders = [seat for seat, hand in zip(in_deal, hands, strict=True) if hand == best]
+    share = _share(state.pot, len(leaders))
+    for seat in leaders:
+        values[seat] += share
+    return values
+
+
+def _pending_value(state: SessionState, players: Iterable[int]) -> list[Amount]:
+    """Q while a svara is pending: the balances plus the pot, shared equally by its players."""
+    values = state.balances.copy()
+    players = tuple(players)
+    share = _share(state.pot, len(players))
+    for seat in players:
+        values[seat] += share
+    return values
+
+
+def _svara_players(state: SessionState) -> list[int]:
+    """The tied seats and the entrants so far of the svara whose offers are being asked."""
+    svara = state.svara
+    assert svara is not None
+    players = list(svara.tied)
+    for event in reversed(state.events):
+        if isinstance(event, SvaraDeclared):
+            break
+        if isinstance(event, Entered) and event.accepted:
+            players.append(event.seat)
+    return players
+
+
+def _settled_value(state: SessionState, events: Sequence[Event]) -> list[Amount]:
+    """Q right after a decision whose events are `events`, before any deal they led to."""
+    for event in events:
+        if isinstance(event, PotWon | PotSplit):
+            return list(event.balances)
+        if isinstance(event, Dealt):  # a svara's replay, dealt at once: value it before its cards
+            return _pending_value(state, event.hands)
+    if state.phase is Phase.SVARA_OFFER:
+        return _pending_value(state, _svara_players(state))
+    return _betting_value(state)
+
+
+def _deal_term(state: SessionState) -> list[Amount]:
+    """Q(after the deal) − E over deals of Q, at a deal just made: the pot times (share now − 1/players)."""
+    values = _betting_value(state)
+    players = state.in_deal
+    fair = _share(state.pot, len(players))
+    balances = state.balances
+    return [values[seat] - balances[seat] - fair if seat in players else 0 for seat in range(state.seats)]
+
+
+def _decision(state: SessionState, event: Event) -> tuple[Action | None, Fault | None]:
+    """The decision a recorded event is (a fault: the arena's fold or decline for the seat)."""
+    match event:
+        case Acted(fault=fault) if fault is not None:
+            return None, fault
+        case Entered(fault=fault) if fault is not None:
+            return None, fault
+        case Entered(accepted=accepted):
+            return SvaraAnswer(accepted), None
+        case Looked():
+            return Look(), None
+        case Acted(kind="fold"):
+            return Fold(), None
+        case Acted(kind="bet", amount=amount):
+            return Bet(amount), None
+        case Acted(kind="dark_bet", amount=amount):
+            return DarkBet(amount), None
+        case Acted(kind="raise", stake=stake) if stake is not None:
+            return Raise(stake), None
+        case Acted(kind=kind) if kind in _PLAIN:
+            return _PLAIN[kind], None
+    raise RatingError(f"not a decision of a seat: {event!r}")
+
+
+_PLAIN: dict[str, Action] = {"show": Show(), "support": Support(), "open": Open(), "call": Call(),
+                             "multiway_open": MultiwayOpen()}
+
+
+def session_terms(rules: Rules, events: Sequence[Event], mixes: Mapping[int, Entries] | None = None) -> SessionTerms:
+    """Replay a seeded session's events with the engine and sum its terms of known mean zero by seat.
+
+    Args:
+        rules: the rules the session was played under.
+        events: the session's whole history, as the engine emitted it.
+        mixes: by index in `events`, the distribution each decision was drawn from (decisions left out
+            are the bots' own: nothing is known of how they were chosen).
+
+    Raises:
+        RatingError: the events are not a seeded session these rules replay to the same events.
+    """
+    mixes = mixes or {}
+    start = events[0] if events else None
+    if not isinstance(start, SessionStarted) or start.dealing != "seeded":
+        raise RatingError("only a whole history of a seeded session can be replayed for its adjusted result")
+    state = SessionState(rules, bots=start.bots, seed=start.seed, session=start.session,
+                         first_dealer=start.first_dealer)
+    seats = state.seats
+    decisions: list[Amount] = [0] * seats
+    redeals: list[Amount] = [0] * seats
+    luck = _deal_term(state)
+    cursor = len(state.events)
+    while cursor < len(events):
+        if state.is_finished:
+            raise RatingError(f"the history goes on after its session's end (event {cursor})")
+        event = events[cursor]
+        action, fault = _decision(state, event)
+        mix = mixes.get(cursor) if fault is None else None
+        if mix is not None:
+            expected = _expected_value(state, mix)
+        try:
+            new = state.apply(action, fault=fault)
+        except ValueError as error:
+            raise RatingError(f"event {cursor} does not replay: {error}") from None
+        if tuple(new) != tuple(events[cursor:cursor + len(new)]):
+            raise RatingError(f"event {cursor} does not replay to the recorded events")
+        cursor += len(new)
+        if mix is not None:
+            after = _settled_value(state, new)
+            decisions = [d + a - e for d, a, e in zip(decisions, after, expected, strict=True)]
+        dealt = next((item for item in new if isinstance(item, Dealt)), None)
+        if dealt is not None:
+            term = _deal_term(state)
+            if dealt.replay:
+                redeals = [r + t for r, t in zip(redeals, term, strict=True)]
+            else:
+                luck = [r + t for r, t in zip(luck, term, strict=True)]
+    if not state.is_finished:
+        raise RatingError("the history stops before its session's end")
+    return SessionTerms(tuple(state.balances), tuple(decisions), tuple(redeals), tuple(luck))
+
+
+def _expected_value(state: SessionState, mix: Entries) -> list[Amount]:
+    """Σ_a π(a)·Q(after a), each action decided on a fork of `state` (dealing nothing worth shuffling)."""
+    total: list[Amount] = [0] * state.seats
+    weights = [(action, Fraction(p)) for action, p in mix if p]
+    whole = sum(p for _, p in weights)
+    deck = state.rules.deck
+    for action, weight in weights:
+        ahead = state.fork(shuffler=lambda pot, replay: deck)
+        try:
+            new = ahead.apply(action)
+        except ValueError as error:
+            raise RatingError(f"a mix names an action the rules refuse: {action!r} ({error})") from None
+        probability = weight if whole == 1 else weight / whole
+        total = [t + probability * v for t, v in zip(total, _settled_value(ahead, new), strict=True)]
+    return total
+
+
+def block_half(block: str) -> int:
+    """Which half of the blocks (0 or 1) `block` is in for cross-fitting: fixed by its id, whatever else
+    is rated, so a block's half never changes as results grow.
+
+    >>> block_half("b0001"), block_half("b0002")
+    (1, 0)
+    """
+    return hashlib.sha256(block.encode()).digest()[0] & 1
+
+
+def fit_coefficients(sessions: Iterable[tuple[SessionOutcome, SessionTerms]]) -> dict[tuple[str, int], Fraction]:
+    """The deal control variate's coefficient by (bot, table size): the least-squares slope of the bot's
+    result less the known terms on its luck, over `sessions` (exact, then to 1/1000); no variation, 0."""
+    sums: dict[tuple[str, int], list[Fraction]] = {}
+    for outcome, terms in sessions:
+        for bot, y, x in zip(outcome.bots, terms.known, terms.luck, strict=True):
+            n, sx, sy, sxx, sxy = sums.setdefault((bot, len(outcome.bots)), [Fraction(0)] * 5)
+            sums[bot, len(outcome.bots)] = [n + 1, sx + x, sy + y, sxx + x * x, sxy + x * y]
+    coefficients = {}
+    for key, (n, sx, sy, sxx, sxy) in sums.items():
+        spread = sxx - sx * sx / n
+        coefficients[key] = (Fraction(0) if spread <= 0 else
+                             ((sxy - sx * sy / n) / spread).limit_denominator(_COEFFICIENT_DENOMINATOR))
+    return coefficients
+
+
+def adjust(sessions: Sequence[tuple[SessionOutcome, SessionTerms]]) -> list[SessionOutcome]:
+    """Every session's outcome with adjusted balances, cross-fitted: each half of the blocks
+    (`block_half`) is corrected with the coefficients fitted on the other half.
+
+    A seat's adjusted balance is its raw balance less the decision and re-deal terms and less
+    c·luck, where c is its bot's coefficient at that table size; the table's mean of c·luck is added
+    back to every seat, so adjusted balances still sum to zero (that mean has expectation zero too).
+    """
+    halves: tuple[list[tuple[SessionOutcome, SessionTerms]], ...] = ([], [])
+    for session in sessions:
+        halves[block_half(session[0].block)].append(session)
+    fitted = (fit_coefficients(halves[1]), fit_coefficients(halves[0]))  # each half gets the other's
+    adjusted = []
+    for outcome, terms in sessions:
+        coefficients = fitted[block_half(outcome.block)]
+        seats = len(outcome.bots)
+        control = [coefficients.get((bot, seats), Fraction(0)) * luck for bot, luck in zip(outcome.bots, terms.luck,
+                                                                                          strict=True)]
+        mean = sum(control, Fraction(0)) / seats
+        balances = tuple(known - c + mean for known, c in zip(terms.known, control, strict=True))
+        adjusted.append(SessionOutcome(outcome.bots, balances, outcome.block, outcome.faults))
+    return adjusted
+
+
+@functools.cache
+def value_function_digest() -> str:
+    """SHA-256 of Q's values at every decision and deal of fixed reference sessions on every profile: what
+    the value function computes, so that a changed Q (whatever its name says) changes the digest.
+
+    Committed, with `VALUE_FUNCTION`, beside the seed commitment before a tournament's first session.
+    """
+    digest = hashlib.sha256(VALUE_FUNCTION.encode())
+    for name, seats in (("georgian", 3), ("classic", 2), ("seka36", 2), ("svara32", 2), ("seka21", 2)):
+        state = SessionState(profile(name), bots=[f"s{seat}" for seat in range(seats)], seed=f"q-digest-{name}")
+        turn = 0
+        while not state.is_finished:
+            legal = state.legal_actions() if state.phase is Phase.BETTING else None
+            # A fixed, legal walk that reaches showdowns: pay the least when one can, else the first choice.
+            if legal is None:
+                action: Action = SvaraAnswer(turn % 2 == 0)
+            elif not legal.seen:
+                action = Look()
+            elif legal.can_bet:
+                action = Show() if legal.show_amount is not None and turn % 3 else Bet(legal.min_bet)
+            else:
+                action = (Open() if legal.open_amount is not None else Call() if legal.call_amount is not None
+                          else Support())
+            new = state.apply(action)
+            digest.update(repr(_settled_value(state, new)).encode())
+            if any(isinstance(event, Dealt) for event in new) and not state.is_finished:
+                digest.update(repr(_deal_term(state)).encode())
+            turn += 1
+    return digest.hexdigest()
