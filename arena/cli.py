@@ -47,6 +47,7 @@ from .tournament import (
     recompute_results,
     run_sprt,
     standings_table,
+    value_function,
 )
 from .transport import BotSpec, TimeLimit, is_address, with_our_python
 
@@ -289,6 +290,9 @@ def _run(args: argparse.Namespace) -> int:
                       f"tables of {config.table_size}, "
                       f"{'duplicate' if config.duplicate else 'independent'} deals, {runner.executor.describe()}")
         console.print(f"Seed commitment (SHA-256 of the secret): {runner.commitment}", highlight=False)
+        value = value_function()
+        console.print(f"Value function of the adjusted results: {value['name']}, SHA-256 {value['sha256']}",
+                      highlight=False)
         if runner.isolation_warning is not None:
             console.print(f"[bold yellow]Warning:[/] {escape(runner.isolation_warning)}", highlight=False)
         if (lowered := lowered_defaults_warning(runner.isolation)) is not None:

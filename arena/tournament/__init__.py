@@ -34,6 +34,7 @@ from ._runner import pairwise_scores as pairwise_scores
 from ._runner import recompute_results as recompute_results
 from ._runner import results_dir as results_dir
 from ._runner import tournament_results as tournament_results
+from ._runner import value_function as value_function
 from ._runner import write_results as write_results
 from ._schedule import Format as Format
 from ._schedule import Plan as Plan

@@ -52,7 +52,7 @@ from ..isolation import (
     verify_isolation,
 )
 from ..match import public_session_id
-from ..ratings import SessionOutcome, Standing, standings
+from ..ratings import VALUE_FUNCTION, SessionOutcome, Standing, standings, value_function_digest
 from ..storage import (
     FaultReason,
     FolderBusyError,
@@ -501,6 +501,7 @@ def tournament_results(store: Store, *, resamples: int = RESAMPLES) -> Tournamen
         "complete": complete,
         "sessions": len(records),
         "seed_commitment": tournament.commitment,
+        "value_function": value_function(),
         "secret": tournament.secret if complete or tournament.secret_revealed else None,
         "isolation": levels,
         "warnings": warnings,
@@ -558,6 +559,12 @@ def recompute_results(path: Path, *, write: bool = True,
     finally:
         if lock is not None:
             lock.release()
+
+
+def value_function() -> dict[str, str]:
+    """The value function of the adjusted results, named and fingerprinted (docs/ratings.md): published with
+    the seed commitment before the first session, so it cannot be chosen after the results."""
+    return {"name": VALUE_FUNCTION, "sha256": value_function_digest()}
 
 
 def _standing_json(row: Standing, faults: Counter[str], reasons: Sequence[FaultReason],

@@ -18,6 +18,7 @@ import trio
 from arena.cli import main
 from arena.executor import _jobs
 from arena.match import SessionResult, run_session
+from arena.ratings import VALUE_FUNCTION, value_function_digest
 from arena.replay import replay_file
 from arena.storage import SessionStatus, StorageError
 from arena.tournament import TournamentRunner, _runner, load_config, parse_config
@@ -26,15 +27,21 @@ from ._support import ROOT, SECRET, standings_of
 from ._support import definition as _write
 
 
-def test_a_tournament_runs_to_standings_crosstable_and_histories(tmp_path: Path) -> None:
+def test_a_tournament_runs_to_standings_crosstable_and_histories(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     definition = _write(tmp_path)
     assert main(["run", str(definition), "--out", str(tmp_path / "out")]) == 0
+    printed = capsys.readouterr().out
+    # The value function of the adjusted results is published with the seed commitment, before any session.
+    assert printed.index("Seed commitment") < printed.index(
+        f"Value function of the adjusted results: {VALUE_FUNCTION}, SHA-256 {value_function_digest()}")
     results = tmp_path / "out" / "results" / "small"
     standings = json.loads((results / "standings.json").read_text())
     assert standings["complete"] and standings["sessions"] == 6
     assert standings["secret"] == SECRET
     import hashlib
     assert standings["seed_commitment"] == hashlib.sha256(SECRET.encode()).hexdigest()
+    assert standings["value_function"] == {"name": VALUE_FUNCTION, "sha256": value_function_digest()}
     rows = standings["standings"]
     assert {row["name"] for row in rows} == {"call", "threshold", "strong"}
     for row in rows:
