@@ -1,0 +1,152 @@
+"""What the adjusted result saves: sessions to separate two bots with independent deals, duplicate deals and
+duplicate deals plus the estimator (docs/ratings.md), and its bias over every profile and table size.
+
+In-process policies (arena.policies), so that many thousands of sessions take minutes: the estimator reads
+histories, and a history is the same whoever played it. Two pairs: `soft` against `loose`, which answer
+every seen betting turn with a distribution (SoftThresholdPolicy), and `threshold` against `loose-threshold`,
+which answer plainly (ThresholdPolicy) — each heads-up and at six seats with four plain fillers.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.engine import profile
+from arena.policies import Policy, SoftThresholdPolicy, ThresholdPolicy, play_recording_mixes
+from arena.ratings import SessionOutcome, SessionTerms, adjust, session_terms
+from arena.tournament import mirrors
+
+from .common import Sizes
+from .duplicate import sessions_needed
+
+Player = Policy | SoftThresholdPolicy
+
+BIAS_CASES = [("georgian", {}, 2), ("georgian", {}, 3), ("georgian", {"dark": "true", "tie": "split"}, 6),
+              ("classic", {}, 2), ("classic", {"open": "multiway"}, 3), ("classic", {}, 6),
+              ("classic", {"dark": "true"}, 8), ("seka36", {}, 2), ("svara32", {"dark": "true"}, 2), ("seka21", {}, 2)]
+"""Every profile, 2, 3, 6 and 8 seats, with the dark, split and multiway options (as the test)."""
+
+
+def _pair(mixed: bool) -> tuple[Player, Player]:
+    if mixed:
+        return SoftThresholdPolicy(name="soft"), SoftThresholdPolicy(name="loose", call_from=15, raise_from=22)
+    return ThresholdPolicy(name="threshold"), ThresholdPolicy(name="loose-threshold", call_from=15, raise_from=22)
+
+
+def _fillers(count: int) -> list[Player]:
+    return [ThresholdPolicy(name=f"filler{seat}", call_from=17 + seat, raise_from=24 + seat) for seat in range(count)]
+
+
+def _play(table: Sequence[Player], seed: str, block: str) -> tuple[SessionOutcome, SessionTerms]:
+    rules = profile("georgian")
+    state, mixes = play_recording_mixes(rules, list(table), seed=seed)
+    terms = session_terms(rules, state.events, mixes)
+    return SessionOutcome(state.bots, terms.raw, block), terms
+
+
+def _difference(outcome: SessionOutcome, first: str, second: str) -> float:
+    return float(outcome.balance_of(first) - outcome.balance_of(second))
+
+
+def separation(*, mixed: bool, seats: int, blocks: int) -> dict[str, Any]:
+    """Per-session chip differences (first minus second) by unit: independent sessions, duplicate blocks (raw),
+    and the same blocks adjusted; the sessions each needs to separate the pair at 95 %."""
+    first, second = _pair(mixed)
+    by_name = {player.name: player for player in (first, second, *_fillers(seats - 2))}
+    # Every bot in every seat slot (twice from 3 seats: both directions of play), as a tournament's blocks.
+    seatings = [[by_name[name] for name in seating] for seating in mirrors(list(by_name))]
+    singles: list[tuple[SessionOutcome, SessionTerms]] = []
+    played: list[tuple[SessionOutcome, SessionTerms]] = []
+    tag = f"eff-{'mixed' if mixed else 'plain'}-{seats}"
+    for number in range(blocks):
+        block = f"{tag}-block-{number}"
+        for mirror, seating in enumerate(seatings):
+            played.append(_play(seating, block, block))
+            singles.append(_play(seating, f"{tag}-single-{number}-{mirror}", f"{block}-single-{mirror}"))
+    independent = [_difference(outcome, first.name, second.name) for outcome, _ in singles]
+    # Not a key of the issue's: independent deals with the estimator, where the deal control variate works.
+    independent_adjusted = [_difference(outcome, first.name, second.name) for outcome in adjust(singles)]
+    size = len(seatings)
+    raw = [statistics.fmean(_difference(outcome, first.name, second.name) for outcome, _ in played[at:at + size])
+           for at in range(0, len(played), size)]
+    fixed = adjust(played)
+    adjusted = [statistics.fmean(_difference(outcome, first.name, second.name) for outcome in fixed[at:at + size])
+                for at in range(0, len(fixed), size)]
+    variances = {"independent": (statistics.variance(independent), 1, len(independent)),
+                 "duplicate": (statistics.variance(raw), size, len(raw)),
+                 "adjusted": (statistics.variance(adjusted), size, len(adjusted)),
+                 "independent_adjusted": (statistics.variance(independent_adjusted), 1, len(independent_adjusted))}
+    means = {"independent": statistics.fmean(independent), "duplicate": statistics.fmean(raw),
+             "adjusted": statistics.fmean(adjusted), "independent_adjusted": statistics.fmean(independent_adjusted)}
+    # One estimate of the true difference for every count (the means weighted by their precision), so that
+    # the counts differ by the variances alone, as the duplicate section does.
+    weights = {kind: count / variance for kind, (variance, _, count) in variances.items()}
+    mean = sum(weights[kind] * means[kind] for kind in means) / sum(weights.values())
+    return {
+        "pair": f"{first.name} vs {second.name}",
+        "seats": seats,
+        "mean_difference": round(mean, 3),
+        "mean_difference_se": round(1 / math.sqrt(sum(weights.values())), 3),
+        "means": {kind: round(value, 3) for kind, value in means.items()},
+        "sd_per_session": {kind: round(math.sqrt(variance * per_unit), 3)
+                           for kind, (variance, per_unit, _) in variances.items()},
+        "sessions_to_separate": {kind: sessions_needed(mean, variance, per_unit=per_unit)
+                                 for kind, (variance, per_unit, _) in variances.items()},
+        "sessions_played": len(singles) + len(played),
+    }
+
+
+def bias(sessions_per_case: int) -> dict[str, Any]:
+    """|mean adjusted − mean raw| of the bot `soft` in standard errors of the difference, case by case and
+    pooled (each case's difference standardised, the z-scores summed over √cases)."""
+    cases: list[dict[str, Any]] = []
+    for name, options, seats in BIAS_CASES:
+        rules = profile(name, options)
+        evaluator = rules.evaluator
+        table: list[Player] = [SoftThresholdPolicy(name="soft", evaluator=evaluator),
+                               SoftThresholdPolicy(name="loose", call_from=15, raise_from=22, evaluator=evaluator)]
+        table += [ThresholdPolicy(name=f"plain{seat}", call_from=16 + 2 * seat, evaluator=evaluator)
+                  for seat in range(seats - 2)]
+        played = []
+        for number in range(sessions_per_case):
+            shift = number % seats
+            state, mixes = play_recording_mixes(rules, table[shift:] + table[:shift],
+                                                seed=f"bias-{name}-{seats}-{number}")
+            terms = session_terms(rules, state.events, mixes)
+            played.append((SessionOutcome(state.bots, terms.raw, f"s{number}"), terms))
+        differences = [float(fixed.balance_of("soft") - outcome.balance_of("soft"))
+                       for fixed, (outcome, _) in zip(adjust(played), played, strict=True)]
+        raw = [float(outcome.balance_of("soft")) for outcome, _ in played]
+        se = statistics.stdev(differences) / math.sqrt(len(differences))
+        adjusted = [r + d for r, d in zip(raw, differences, strict=True)]
+        cases.append({"case": f"{name}{''.join(f' {k}={v}' for k, v in options.items())} {seats} seats",
+                      "z": round(statistics.fmean(differences) / se, 3),
+                      "sd_raw": round(statistics.stdev(raw), 3),
+                      "sd_adjusted": round(statistics.stdev(adjusted), 3)})
+    pooled = sum(case["z"] for case in cases) / math.sqrt(len(cases))
+    return {"adjusted_bias_se": round(pooled, 3),
+            "adjusted_bias_max_abs_se": max(abs(case["z"]) for case in cases),
+            "adjusted_bias_cases": cases,
+            "adjusted_bias_sessions": sessions_per_case * len(cases)}
+
+
+async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
+    """The suite's `efficiency` section."""
+    figures: dict[str, Any] = {}
+    pairs = []
+    for mixed in (True, False):
+        for seats, blocks in ((2, sizes.separation_blocks), (6, max(sizes.separation_blocks // 12, 10))):
+            pairs.append(separation(mixed=mixed, seats=seats, blocks=blocks))
+    headline = pairs[0]  # the distribution-answering pair, heads-up
+    for kind in ("independent", "duplicate", "adjusted"):
+        figures[f"sessions_to_separate_{kind}"] = headline["sessions_to_separate"][kind]
+    counts = headline["sessions_to_separate"]
+    figures["adjusted_saving_vs_independent"] = round(counts["independent"] / counts["adjusted"], 2)
+    figures["adjusted_saving_vs_duplicate"] = round(counts["duplicate"] / counts["adjusted"], 2)
+    figures["efficiency_pairs"] = pairs
+    figures |= bias(sizes.bias_sessions)
+    return figures
