@@ -276,8 +276,9 @@ def _run(args: argparse.Namespace) -> int:
     """Run (or resume) a tournament from its YAML file, with live progress, then print the standings.
 
     Writes results/<tournament>/ under --out: tournament.sqlite, standings.json, crosstable.csv,
-    histories/, logs/ and the HTML report in report/ (unless --no-report). Running the same command
-    again after an interruption resumes it.
+    histories/, logs/ and the HTML report in report/ (unless --no-report). A first Ctrl-C (or SIGTERM)
+    lets the sessions in flight finish, writes the standings so far and exits 0; a second stops at
+    once. Running the same command again after either resumes it.
     Example: seka-arena run tournaments/demo.yaml
     """
     console = _console()
@@ -299,18 +300,30 @@ def _run(args: argparse.Namespace) -> int:
             console.print(f"[bold yellow]Warning:[/] {escape(lowered)}", highlight=False)
         if (warning := runner.mirror_warning()) is not None:
             console.print(f"[bold yellow]Warning:[/] {escape(warning)}", highlight=False)
+        stop = trio.Event()
+
+        def stopping(number: int) -> None:
+            console.print(f"[bold yellow]{signal.Signals(number).name}:[/] stopping: the sessions in flight "
+                          "finish, no new one starts; a second Ctrl-C or SIGTERM stops at once", highlight=False)
+            stop.set()
+
         with LiveProgress(console, config.name) as live:
-            complete = _run_trio(lambda: runner.run(on_progress=live.update))
-        path = runner.write_results()
+            complete = _run_trio(lambda: runner.run(on_progress=live.update, stop=stop), on_first_signal=stopping)
+        # Stopped before any session ended: no standings to write yet.
+        path = runner.write_results() if runner.store.tally()[0] or not stop.is_set() else None
     finally:
         runner.close()
-    _print_results(console, path)
-    if not args.no_report:
+    if path is not None:
+        _print_results(console, path)
+    if path is not None and not args.no_report:
         try:
             _print_report(console, write_report(path.parent))
         except ArenaError as error:  # the results stand; only their pages are missing
             console.print(f"[bold yellow]Warning:[/] the report was not written: {escape(str(error))}; "
                           f"write it with: seka-arena report {path.parent}", highlight=False, soft_wrap=True)
+    if not complete and stop.is_set():
+        console.print("stopped: run the same command to resume")
+        return 0
     if not complete:
         console.print("Not every session finished: run the same command again to resume.")
         return 1
@@ -745,12 +758,17 @@ def _isolation(args: argparse.Namespace) -> Isolation:
     return isolation
 
 
-def _run_trio(function: Callable[[], Awaitable[_T]]) -> _T:
-    """Run `function` under trio with SIGTERM handled like Ctrl-C: tasks unwind and bots are stopped."""
+def _run_trio(function: Callable[[], Awaitable[_T]], *,
+              on_first_signal: Callable[[int], object] | None = None) -> _T:
+    """Run `function` under trio with SIGTERM handled like Ctrl-C: tasks unwind and bots are stopped.
+
+    With `on_first_signal`, the first SIGINT or SIGTERM only calls it (with the signal's number), and
+    the next one interrupts.
+    """
 
     async def guarded() -> _T:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_interrupt_on_sigterm)
+            nursery.start_soon(_interrupt_on_signals, on_first_signal)
             result = await function()
             nursery.cancel_scope.cancel()
         return result
@@ -758,10 +776,14 @@ def _run_trio(function: Callable[[], Awaitable[_T]]) -> _T:
     return trio.run(guarded)
 
 
-async def _interrupt_on_sigterm() -> None:
-    with trio.open_signal_receiver(signal.SIGTERM) as signals:
-        async for _ in signals:
-            raise KeyboardInterrupt
+async def _interrupt_on_signals(on_first: Callable[[int], object] | None) -> None:
+    # Without `on_first`, SIGINT keeps trio's own handling (a KeyboardInterrupt wherever the run is).
+    with trio.open_signal_receiver(signal.SIGTERM, *([signal.SIGINT] if on_first else [])) as signals:
+        async for number in signals:
+            if on_first is None:
+                raise KeyboardInterrupt
+            on_first(number)
+            on_first = None
 
 
 def _first(error: BaseException, kind: type[_E]) -> _E | None:

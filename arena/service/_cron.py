@@ -122,10 +122,11 @@ class Scheduler:
 
     async def run(self) -> None:
         """Play the runs a stopped service left, then fire schedules as they fall due (or as an
-        organiser fires one), until cancelled."""
+        organiser fires one), until cancelled, or until the service is stopping and the runs' sessions
+        in flight are stored (a run so stopped stays `running`: the next start resumes it)."""
         playing: set[int] = set()
         async with trio.open_nursery() as nursery:
-            while True:
+            while not self.service.stopping.is_set():
                 self.fire_due()
                 for run in self.store.runs():
                     if run.status in ("due", "running") and run.id not in playing:
@@ -197,8 +198,9 @@ class Scheduler:
                 self.service.progress[run.name] = progress
                 self.service.notify()
 
-            complete = await runner.run(on_progress=update)
-            runner.write_results()
+            complete = await runner.run(on_progress=update, stop=self.service.stopping)
+            if complete or runner.store.tally()[0]:  # stopped before any session ended: nothing to rate yet
+                runner.write_results()
             if complete:  # the HTML reports (arena.report): the full one and the public copy on its page
                 results, audience = self.results(run), report_audience(self.store, run)
                 await trio.to_thread.run_sync(lambda: write_report(results))

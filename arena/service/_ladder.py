@@ -255,14 +255,16 @@ class Ladder:
         return period_secret(self.service.store, self.config.secret_days, at)
 
     async def run(self) -> None:
-        """Play blocks, `concurrency` at a time, until cancelled."""
+        """Play blocks, `concurrency` at a time, until cancelled, or until the service is stopping and the
+        sessions in flight are stored (the rest of their blocks is played first on the next start)."""
         self.secret(self.service.store.clock())  # the current and next periods' commitments, published now
         async with trio.open_nursery() as nursery:
             for _ in range(self.config.concurrency):
                 nursery.start_soon(self._worker)
 
     async def _worker(self) -> None:
-        while True:
+        stopping = self.service.stopping
+        while not stopping.is_set():
             async with self._lock:
                 block, wake = await self._claim()
             if block is None:
@@ -272,7 +274,7 @@ class Ladder:
             number = block[0].block
             try:
                 for session in block:
-                    if session.status != "finished":
+                    if session.status != "finished" and not stopping.is_set():
                         await self.play(session)
             except Exception as error:  # an arena bug or a full disk, never a bot's fault (those never raise)
                 await self._failed(number, error)

@@ -10,10 +10,13 @@ mode: one writer at a time, readers never blocked) and plays as `Ladder.run` doe
 machine's scheduler shares the cores between the two.
 
 The child reads the configuration from its file, and its stdin is its tie to `serve`: each byte
-wakes its ladder (something changed: a version accepted, a block put back in play); the end of
-stdin (serve stopping, or killed, even by SIGKILL) cancels its ladder, which stops the sessions in
-flight and their bots, as a stopped `serve` always did. A child that ends by itself is logged and
-started again after `_RESTART_SECONDS`. The leaderboard learns of its results from the store
+wakes its ladder (something changed: a version accepted, a block put back in play); a `_STOP` byte
+(serve stopping gracefully, after a first SIGTERM or Ctrl-C) lets the sessions in flight finish and
+be stored, starts no other, and the child exits; the end of stdin (serve stopping at once, or
+killed, even by SIGKILL) cancels its ladder, which stops the sessions in flight and their bots. The
+child's own signals do the same (Ctrl-C reaches the whole process group): the first stops it
+gracefully, the second at once. A child that ends by itself is logged and started again after
+`_RESTART_SECONDS`, unless the service is stopping. The leaderboard learns of its results from the store
 (`Board.run` polls the ladder's generation).
 """
 
@@ -37,10 +40,13 @@ LOGGER = logging.getLogger(__name__)
 _STOP_SECONDS = 20.0
 """How long the child has to stop its sessions once its stdin ends, before it is killed."""
 _RESTART_SECONDS = 30.0
+_WAKE = b"\n"
+_STOP = b"S"
 
 
 async def run_ladder_process(service: Service) -> None:
-    """Play the ladder in a child process until cancelled (see the module's docstring).
+    """Play the ladder in a child process until cancelled, or until the service is stopping and the
+    child has stored its sessions in flight (see the module's docstring).
 
     Raises:
         ArenaError: the configuration was not read from a file, which the child must read.
@@ -59,6 +65,8 @@ async def run_ladder_process(service: Service) -> None:
         finally:
             with trio.CancelScope(shield=True):
                 await _stop(process)
+        if service.stopping.is_set():
+            return
         LOGGER.error("the ladder's process ended by itself (exit status %s); another starts in %g s", status,
                      _RESTART_SECONDS)
         await trio.sleep(_RESTART_SECONDS)
@@ -67,9 +75,12 @@ async def run_ladder_process(service: Service) -> None:
 async def _wake_on_changes(service: Service, process: trio.Process) -> None:
     assert process.stdin is not None
     while True:
-        await service.changed.wait()
+        if not service.stopping.is_set():
+            await service.changed.wait()  # `Service.stop` sets it too
         try:
-            await process.stdin.send_all(b"\n")
+            await process.stdin.send_all(_STOP if service.stopping.is_set() else _WAKE)
+            if service.stopping.is_set():
+                return
         except (trio.BrokenResourceError, trio.ClosedResourceError):  # it ended: run_ladder_process sees why
             return
 
@@ -86,23 +97,33 @@ async def _stop(process: trio.Process) -> None:
 
 
 async def play_until_stdin_ends(config_path: Path) -> None:
-    """The child's side: play the ladder of the service configured in `config_path` until stdin ends
-    or a SIGTERM or SIGINT comes."""
+    """The child's side: play the ladder of the service configured in `config_path` until stdin ends,
+    or it is told to stop (by `_STOP` or a signal) and its sessions in flight are stored."""
     service = open_service(load_service_config(config_path))
     try:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(Ladder(service).run)
-            nursery.start_soon(_cancel_on_signals, nursery.cancel_scope)
+
+            async def ladder() -> None:
+                await Ladder(service).run()
+                nursery.cancel_scope.cancel()  # stopping, and the sessions in flight are stored
+
+            nursery.start_soon(ladder)
+            nursery.start_soon(_stop_on_signals, service, nursery.cancel_scope)
             async with trio.lowlevel.FdStream(os.dup(sys.stdin.fileno())) as stdin:
-                while await stdin.receive_some():
-                    service.notify()
+                while data := await stdin.receive_some():
+                    if _STOP in data:
+                        service.stop()
+                    else:
+                        service.notify()
             nursery.cancel_scope.cancel()
     finally:
         service.store.close()
 
 
-async def _cancel_on_signals(scope: trio.CancelScope) -> None:
+async def _stop_on_signals(service: Service, scope: trio.CancelScope) -> None:
     # Ctrl-C reaches the whole process group, this child too: it stops as serve does, not with a traceback.
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
         async for _ in signals:
-            scope.cancel()
+            if service.stopping.is_set():
+                scope.cancel()
+            service.stop()

@@ -7,9 +7,13 @@ child of one nursery, the web server first (a port it cannot listen on stops the
 anything is played): Hypercorn's trio worker serving the Starlette app, the check queue (each `pending`
 version through check-bot in the sandbox, one at a time, those left pending by a stopped service
 first), the leaderboard's fits (in a worker process, `_board`), the ladder (in a process of its own,
-`_ladder_process`) and the cron scheduler. SIGTERM (or Ctrl-C) asks Hypercorn to finish the
-requests in flight, then cancels the rest: sessions in flight are abandoned, their bots stopped,
-and, as everything is committed as it happens, the next `serve` resumes them.
+`_ladder_process`) and the cron scheduler. A first SIGTERM (or Ctrl-C) stops it gracefully: the
+ladder and the scheduled tournaments start no session, those in flight are played to their end
+and stored (the web still answers meanwhile), then Hypercorn finishes the requests in flight and
+the rest is cancelled; `serve` exits 0. A second one stops at once: Hypercorn finishes its
+requests, the sessions in flight are abandoned and their bots stopped. Either way, as everything
+is committed as it happens, the next `serve` resumes what was left (a ladder block's remaining
+sessions, a tournament's unplayed ones).
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ def parse_bind(text: str) -> tuple[str, int]:
 
 async def serve(config: ServiceConfig, *, bind: str = "127.0.0.1:8080", clock: Callable[[], float] = time.time,
                 announce: Callable[[str], None] = lambda line: print(line, flush=True)) -> None:
-    """Run the service until SIGTERM or SIGINT, then stop cleanly (everything in flight resumes next time).
+    """Run the service until SIGTERM or SIGINT, then stop cleanly (see the module's docstring).
 
     Raises:
         ArenaError: it cannot start (another `serve` holds the data folder, the port is taken, the
@@ -67,14 +71,15 @@ async def serve(config: ServiceConfig, *, bind: str = "127.0.0.1:8080", clock: C
                 announce(f"warning: {service.isolation_warning}")
             if (lowered := lowered_defaults_warning(service.isolation)) is not None:
                 announce(f"warning: {lowered}")
-            tasks = _start(lambda: background_tasks(service))
+            graceful, tasks = _start(lambda: background_tasks(service))
             web = HypercornConfig()
             web.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
             web.accesslog = None
             web.graceful_timeout = 3.0
             stop = trio.Event()
+            """Hypercorn's trigger: it finishes the requests in flight, then everything is cancelled."""
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(_stop_on_signals, stop)
+                nursery.start_soon(_stop_on_signals, service, stop)
 
                 async def web_server(task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
                     await hypercorn_serve(build_app(service), web,  # type: ignore[arg-type]
@@ -89,6 +94,14 @@ async def serve(config: ServiceConfig, *, bind: str = "127.0.0.1:8080", clock: C
                 nursery.start_soon(service.run_checks)
                 for task in tasks:
                     nursery.start_soon(task)
+
+                async def until_stored() -> None:
+                    async with trio.open_nursery() as stopping:
+                        for task in graceful:
+                            stopping.start_soon(task)
+                    stop.set()  # they return once stopping and their sessions in flight are stored
+
+                nursery.start_soon(until_stored)
                 announce(f"seka-arena serve: listening on {' '.join(urls)} (data in {config.data}); "
                          "SIGTERM or Ctrl-C stops it")
         finally:
@@ -112,24 +125,33 @@ def _start(step: Callable[[], _T]) -> _T:
                          f"{f' ({error.filename})' if error.filename else ''}") from None
 
 
-def background_tasks(service: Service) -> list[Callable[[], Any]]:
-    """The leaderboard's fits, the ladder (unless the configuration turns it off) and the cron scheduler.
+def background_tasks(service: Service) -> tuple[list[Callable[[], Any]], list[Callable[[], Any]]]:
+    """The tasks that play sessions, which return once the service is stopping and their sessions in
+    flight are stored: the ladder (unless the configuration turns it off) and the cron scheduler; and
+    the others, cancelled when the service stops: the leaderboard's fits.
 
     Raises:
         StorageError: the ladder's folder holds histories the store knows nothing of.
     """
-    tasks: list[Callable[[], Any]] = [service.board.run]
+    graceful: list[Callable[[], Any]] = []
     if service.config.ladder.enabled:
         Ladder(service).verify_histories()
-        tasks.append(functools.partial(run_ladder_process, service))
+        graceful.append(functools.partial(run_ladder_process, service))
     scheduler = Scheduler(service)
     service.freeze_checks.append(scheduler.frozen_until)
-    tasks.append(scheduler.run)
-    return tasks
+    graceful.append(scheduler.run)
+    return graceful, [service.board.run]
 
 
-async def _stop_on_signals(stop: trio.Event) -> None:
+async def _stop_on_signals(service: Service, stop: trio.Event) -> None:
+    # The first signal stops the sessions' tasks gracefully; the next one stops everything at once.
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
         async for number in signals:
-            print(f"seka-arena serve: {signal.Signals(number).name}: stopping", file=sys.stderr, flush=True)
-            stop.set()
+            name = signal.Signals(number).name
+            if service.stopping.is_set():
+                print(f"seka-arena serve: {name}: stopping at once", file=sys.stderr, flush=True)
+                stop.set()
+            else:
+                print(f"seka-arena serve: {name}: stopping: the sessions in flight finish, no new one starts; "
+                      "a second SIGTERM or Ctrl-C stops at once", file=sys.stderr, flush=True)
+                service.stop()

@@ -64,6 +64,9 @@ class Service:
         """The last progress of each scheduled tournament running, by name (live pages read it)."""
         self.freeze_checks: list[Callable[[], str | None]] = []
         """Each says until when submissions are frozen (a scheduled tournament about to fire), or None."""
+        self.stopping = trio.Event()
+        """Set by `stop`: the ladder and the scheduled tournaments finish their sessions in flight, start no
+        other, and return."""
 
     def frozen_until(self) -> str | None:
         for check in self.freeze_checks:
@@ -75,6 +78,12 @@ class Service:
         """Wake whoever waits on `changed` (live pages)."""
         self.changed.set()
         self.changed = trio.Event()
+
+    def stop(self) -> None:
+        """Ask the ladder and the scheduled tournaments to stop once their sessions in flight are stored
+        (a first SIGTERM or Ctrl-C to `serve`)."""
+        self.stopping.set()
+        self.notify()  # the idle ones wait on `changed`
 
     def game(self) -> dict[str, Any]:
         """The game this service checks and plays, as `GET /api/game` gives it and every page's header shows it."""

@@ -287,17 +287,20 @@ class TournamentRunner:
                     f"{in_flight} {where}")
         return "one at a time already: other programs keep this machine busy"
 
-    async def run(self, *, on_progress: Callable[[Progress], None] = lambda progress: None) -> bool:
+    async def run(self, *, on_progress: Callable[[Progress], None] = lambda progress: None,
+                  stop: trio.Event | None = None) -> bool:
         """Play every unfinished session; True when the tournament is complete.
 
-        When cancelled (Ctrl-C), sessions in flight are abandoned, their bots stopped, and the
-        next run replays them from their start.
+        Once `stop` is set (a first Ctrl-C), no session starts and the run returns when those in
+        flight are stored. When cancelled (a second one), sessions in flight are abandoned, their
+        bots stopped, and the next run replays them from their start.
         """
         async with self.executor:
             await self.executor.prepare(list(self.specs.values()))
-            return await self._run(self.executor, on_progress)
+            return await self._run(self.executor, on_progress, stop if stop is not None else trio.Event())
 
-    async def _run(self, executor: SessionExecutor, on_progress: Callable[[Progress], None]) -> bool:
+    async def _run(self, executor: SessionExecutor, on_progress: Callable[[Progress], None],
+                   stop: trio.Event) -> bool:
         finished, faults = self.store.tally()
         on_progress(Progress(finished, len(self.plan), faults, None))
         in_flight = 0
@@ -335,6 +338,10 @@ class TournamentRunner:
                         f"can serve ({in_flight} sessions in flight; {self._lag_advice(in_flight)}). Bots are "
                         "not charged for it.")))
 
+        async def wake_on_stop() -> None:
+            await stop.wait()
+            ended.unpark_all()
+
         planned = iter(self.plan)
         todo: list[SessionRecord] = []  # stored, unfinished and not started, in plan order
         more = True  # whether some of the plan is still to be stored
@@ -342,10 +349,13 @@ class TournamentRunner:
         mirrors = block_size(self.config.table_size) if self.config.duplicate else 1
         async with trio.open_nursery() as sessions:
             sessions.start_soon(watch_the_loop)
+            sessions.start_soon(wake_on_stop)
             while True:  # in plan order, as many at a time as the executor allows, one per deal seed
-                while in_flight >= executor.limit:
+                while in_flight >= executor.limit and not stop.is_set():
                     await ended.park()
-                while (record := next((record for record in todo if record.seed not in dealing), None)) is None:
+                record = None
+                while not stop.is_set() and (record := next((record for record in todo
+                                                             if record.seed not in dealing), None)) is None:
                     if more:
                         chunk = await trio.to_thread.run_sync(self._store_chunk, planned)
                         more = chunk is not None
@@ -368,7 +378,7 @@ class TournamentRunner:
                 sessions.start_soon(play, record, last_of_block)
             while in_flight:
                 await ended.park()
-            sessions.cancel_scope.cancel()  # the loop's watch
+            sessions.cancel_scope.cancel()  # the loop's watch and the stop's
         return finished == len(self.plan)
 
     def _store_chunk(self, planned: Iterator[PlannedSession]) -> tuple[int, list[SessionRecord]] | None:
