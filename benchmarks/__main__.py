@@ -45,6 +45,7 @@ SECTIONS: dict[str, str | None] = {
     "efficiency": None,
     "report": None,
     "service": "service",
+    "integrity": None,
 }
 """The sections (modules of this package, each with `measure(sizes, workdir)`) in the order they run,
 with the optional extra of seka-arena each needs; `--only` picks some of them."""
@@ -174,6 +175,11 @@ _ROWS: list[tuple[str, str, str, str | None]] = [
     ("sessions_to_separate_adjusted", "… duplicate deals + the adjusted result", "",
      "sessions_to_separate_independent"),
     ("adjusted_bias_se", "adjusted − raw, pooled over 10 cases, in standard errors", "", None),
+    ("ratings_tally_us_per_session", "rating tally as a result lands (10^6 heads-up sessions)", "µs", None),
+    ("ratings_resample_draws_1e6_s", "drawing 1,000 resamples of 5·10^5 blocks (the refit's floor)", "s", None),
+    ("ratings_refit_1e6_s", "Bradley–Terry + 1,000 bootstrap refits, 10^6 sessions (goal < 10 s)", "s",
+     "ratings_resample_draws_1e6_s"),
+    ("ratings_refit_1e6_cpu_s", "… its CPU time", "s", None),
 ]
 
 

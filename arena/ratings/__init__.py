@@ -14,8 +14,11 @@ from ._adjusted import adjust as adjust
 from ._adjusted import block_half as block_half
 from ._adjusted import session_terms as session_terms
 from ._adjusted import value_function_digest as value_function_digest
+from ._blocks import BlockTally as BlockTally
+from ._blocks import tally_blocks as tally_blocks
 from ._bootstrap import Bootstrap as Bootstrap
 from ._bootstrap import bootstrap as bootstrap
+from ._bootstrap import bootstrap_blocks as bootstrap_blocks
 from ._bradley_terry import ELO_PER_NAT as ELO_PER_NAT
 from ._bradley_terry import PairResults as PairResults
 from ._bradley_terry import bradley_terry as bradley_terry
@@ -24,6 +27,7 @@ from ._bradley_terry import pair_results as pair_results
 from ._chips import ChipStats as ChipStats
 from ._chips import chip_rate as chip_rate
 from ._groups import comparison_groups as comparison_groups
+from ._newton import ONE_THREAD_ENV as ONE_THREAD_ENV
 from ._outcome import RatingError as RatingError
 from ._outcome import SessionOutcome as SessionOutcome
 from ._prefixes import prefix_ratings as prefix_ratings
@@ -36,6 +40,8 @@ from ._standings import standings as standings
 __all__ = [
     "ELO_PER_NAT",
     "VALUE_FUNCTION",
+    "ONE_THREAD_ENV",
+    "BlockTally",
     "Bootstrap",
     "ChipStats",
     "PairResults",
@@ -47,6 +53,7 @@ __all__ = [
     "adjust",
     "block_half",
     "bootstrap",
+    "bootstrap_blocks",
     "bradley_terry",
     "bradley_terry_pairs",
     "chip_rate",
@@ -58,6 +65,7 @@ __all__ = [
     "session_terms",
     "standings",
     "value_function_digest",
+    "tally_blocks",
 ]
 
 _util.fixup_module_metadata(__name__, globals())

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from ._groups import connected_groups
+from ._newton import PairIndex, fit_batch
 from ._outcome import RatingError, SessionOutcome
 
 ELO_PER_NAT = 400 / math.log(10)
@@ -15,10 +19,6 @@ ELO_PER_NAT = 400 / math.log(10)
 
 DEFAULT_PRIOR_GAMES = 1.0
 """Virtual drawn games each bot plays against a virtual opponent fixed at the centre of the scale."""
-
-# Newton stops once no strength moves by more than this (in natural-log units: about 2e-8 Elo).
-_TOLERANCE = 1e-10
-_MAX_ITERATIONS = 200
 
 
 @dataclass(frozen=True)
@@ -40,25 +40,38 @@ class Comparisons:
 Tally = dict[tuple[int, int], list[Fraction]]
 
 
-def tally_session(outcome: SessionOutcome, index: dict[str, int], tally: Tally) -> None:
-    """Add one session's pairwise finishing orders to `tally`, each pair weighted 1 / (n - 1)."""
+_ZERO = Fraction(0)
+
+
+@functools.cache
+def _weights(seats: int) -> tuple[Fraction, Fraction]:
+    # A session's pairwise results are a few shared objects, made once per table size.
+    return Fraction(1, seats - 1), Fraction(1, 2 * seats - 2)
+
+
+def pairwise(outcome: SessionOutcome) -> Iterator[tuple[str, str, Fraction, Fraction]]:
+    """Each pair `(a, b)` of a session's bots, `a < b`: a's score against b and the pair's weight 1 / (n - 1)."""
     # With n bots every bot meets n - 1 others, so this weight makes each bot's total weight per
     # session exactly 1, whatever the table size.
     seats = len(outcome.bots)
-    weight = Fraction(1, seats - 1)
-    half = weight / 2
-    ranked = [(index[bot], balance) for bot, balance in zip(outcome.bots, outcome.balances, strict=True)]
-    for a in range(seats):
-        i, balance_i = ranked[a]
-        for b in range(a + 1, seats):
-            j, balance_j = ranked[b]
-            if i > j:
-                i_, j_, bi, bj = j, i, balance_j, balance_i
+    weight, half = _weights(seats)
+    for x in range(seats):
+        a, balance_a = outcome.bots[x], outcome.balances[x]
+        for y in range(x + 1, seats):
+            b, balance_b = outcome.bots[y], outcome.balances[y]
+            if b < a:
+                a_, b_, ba, bb = b, a, balance_b, balance_a
             else:
-                i_, j_, bi, bj = i, j, balance_i, balance_j
-            entry = tally.setdefault((i_, j_), [Fraction(0), Fraction(0)])
-            entry[0] += weight if bi > bj else half if bi == bj else 0
-            entry[1] += weight
+                a_, b_, ba, bb = a, b, balance_a, balance_b
+            yield a_, b_, (weight if ba > bb else half if ba == bb else _ZERO), weight
+
+
+def tally_session(outcome: SessionOutcome, index: dict[str, int], tally: Tally) -> None:
+    """Add one session's pairwise finishing orders to `tally` (`index` numbers the bots in name order)."""
+    for a, b, score, weight in pairwise(outcome):
+        entry = tally.setdefault((index[a], index[b]), [Fraction(0), Fraction(0)])
+        entry[0] += score
+        entry[1] += weight
 
 
 def bot_names(outcomes: Iterable[SessionOutcome]) -> tuple[str, ...]:
@@ -112,81 +125,6 @@ def is_strongly_connected(data: Comparisons) -> bool:
     return True
 
 
-def _sigmoid(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
-
-
-def _softplus(x: float) -> float:
-    # log(1 + e^x) without overflow for large |x|.
-    return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
-
-
-def _evaluate(theta: list[float], data: Comparisons, prior: float
-              ) -> tuple[float, list[float], list[list[float]]]:
-    # The log-posterior, its gradient, and the negated Hessian (a weighted graph Laplacian plus
-    # the prior's diagonal), in one pass over the pairs.
-    k = len(theta)
-    grad = [0.0] * k
-    info = [[0.0] * k for _ in range(k)]
-    loglik = 0.0
-    if prior:
-        for i, t in enumerate(theta):
-            s = _sigmoid(t)
-            loglik += prior * (0.5 * t - _softplus(t))
-            grad[i] = prior * (0.5 - s)
-            info[i][i] = prior * s * (1.0 - s)
-    for i, j, w, n in zip(data.first, data.second, data.scores, data.games, strict=True):
-        d = theta[i] - theta[j]
-        s = _sigmoid(d)
-        loglik += w * d - n * _softplus(d)
-        r = w - n * s
-        grad[i] += r
-        grad[j] -= r
-        c = n * s * (1.0 - s)
-        row_i, row_j = info[i], info[j]
-        row_i[i] += c
-        row_j[j] += c
-        row_i[j] -= c
-        row_j[i] -= c
-    return loglik, grad, info
-
-
-def _solve_positive_definite(matrix: list[list[float]], rhs: list[float]) -> list[float]:
-    # Cholesky: the negated Hessian is symmetric positive definite once the gauge is fixed.
-    n = len(rhs)
-    low = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        row_i = low[i]
-        for j in range(i + 1):
-            row_j = low[j]
-            s = matrix[i][j]
-            for m in range(j):
-                s -= row_i[m] * row_j[m]
-            if i == j:
-                if s <= 0.0:
-                    raise RatingError("the rating equations are singular (a bot without comparisons?)")
-                row_i[i] = math.sqrt(s)
-            else:
-                row_i[j] = s / row_j[j]
-    y = [0.0] * n
-    for i in range(n):
-        s = rhs[i]
-        row = low[i]
-        for m in range(i):
-            s -= row[m] * y[m]
-        y[i] = s / row[i]
-    x = [0.0] * n
-    for i in range(n - 1, -1, -1):
-        s = y[i]
-        for m in range(i + 1, n):
-            s -= low[m][i] * x[m]
-        x[i] = s / low[i][i]
-    return x
-
-
 def fit_strengths(data: Comparisons, *, prior_games: float = DEFAULT_PRIOR_GAMES,
                   start: Sequence[float] | None = None) -> list[float]:
     """Maximise the (penalised) log-likelihood by damped Newton steps; strengths in natural-log units.
@@ -194,30 +132,10 @@ def fit_strengths(data: Comparisons, *, prior_games: float = DEFAULT_PRIOR_GAMES
     The caller checks connectivity (and, without a prior, strong connectivity) first.
     """
     k = len(data.bots)
-    theta = list(start) if start is not None else [0.0] * k
-    # With a prior the virtual opponent pins the scale; without one, bot 0 is held still and the
-    # others move relative to it (the likelihood only sees differences).
-    free = 0 if prior_games > 0 else 1
-    loglik, grad, info = _evaluate(theta, data, prior_games)
-    for _ in range(_MAX_ITERATIONS):
-        if free == k:
-            return theta
-        reduced = [row[free:] for row in info[free:]]
-        step = [0.0] * free + _solve_positive_definite(reduced, grad[free:])
-        scale = 1.0
-        while True:
-            candidate = [t + scale * s for t, s in zip(theta, step, strict=True)]
-            new_loglik, new_grad, new_info = _evaluate(candidate, data, prior_games)
-            # Allow for rounding: near the optimum the log-likelihood is flat to machine precision.
-            if new_loglik >= loglik - 1e-12 * (1.0 + abs(loglik)):
-                break
-            scale /= 2.0
-            if scale < 1e-12:
-                raise RatingError("the Bradley-Terry fit did not converge")
-        theta, loglik, grad, info = candidate, new_loglik, new_grad, new_info
-        if max(abs(scale * s) for s in step) < _TOLERANCE:
-            return theta
-    raise RatingError("the Bradley-Terry fit did not converge")
+    begin = np.zeros((1, k)) if start is None else np.array([start], dtype=np.float64)
+    theta = fit_batch(PairIndex.of(data.first, data.second, k), np.array([data.scores], dtype=np.float64),
+                      np.array([data.games], dtype=np.float64), prior_games=prior_games, start=begin)
+    return [float(t) for t in theta[0]]
 
 
 def to_elo(theta: Sequence[float], bots: Sequence[str], *, anchor: str | None, mean: float) -> list[float]:

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from operator import mul
+from operator import itemgetter, mul
 
-from ._bootstrap import _picker
 from ._outcome import SessionOutcome
 from ._resample import group_blocks, percentile, resample_counts, verify_bootstrap_options
+
+
+def _picker(blocks: list[int]) -> Callable[[list[int]], tuple[int, ...]]:
+    # The resample counts of the blocks a bot played in. itemgetter returns a bare item, not a
+    # 1-tuple, when given a single index.
+    if len(blocks) == 1:
+        only = blocks[0]
+        return lambda counts: (counts[only],)
+    return itemgetter(*blocks)
 
 
 @dataclass(frozen=True)
@@ -40,8 +48,8 @@ def chip_rate(outcomes: Iterable[SessionOutcome], *, resamples: int = 1000, rng_
 
     The chip rate is the average over a bot's sessions of its balance minus the table's mean
     balance; balances sum to zero, so that mean is 0 and the chip rate is the plain average
-    balance. The interval resamples duplicate blocks exactly as `bootstrap` does with the same
-    seed; in each resample a bot's rate is its total balance over its total sessions, and
+    balance. The interval resamples duplicate blocks (drawn with `random.Random(rng_seed)` in
+    block-id order); in each resample a bot's rate is its total balance over its total sessions, and
     resamples that happen to hold none of its sessions are skipped.
 
     Returns:

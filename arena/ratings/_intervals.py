@@ -23,21 +23,26 @@ import math
 from collections.abc import Sequence
 from statistics import NormalDist
 
+import numpy as np
+
+from ._newton import Floats
 from ._resample import percentile
 
 _NORMAL = NormalDist()
 
 
-def acceleration(influence: Sequence[float]) -> float:
-    """The BCa acceleration from each unit's empirical influence on the estimate (0 when none moves it).
+def acceleration(influence: Floats, counts: Floats) -> Floats:
+    """The BCa acceleration of each estimate (a column of `influence`) from each kind of unit's empirical
+    influence on it (a row) and how many units are of that kind (0 where no unit moves the estimate).
 
-    >>> acceleration([1.0, -1.0, 2.0, -2.0]), round(acceleration([3.0, -1.0, -1.0, -1.0]), 4)
-    (0.0, 0.0962)
+    >>> acceleration(np.array([[1.0, 3.0], [-1.0, -1.0], [2.0, -1.0], [-2.0, -1.0]]), np.ones(4)).round(4).tolist()
+    [0.0, 0.0962]
     """
-    squares = math.fsum(u * u for u in influence)
-    if squares == 0.0:
-        return 0.0
-    return math.fsum(u * u * u for u in influence) / (6.0 * squares * math.sqrt(squares))
+    squares = counts @ (influence * influence)
+    cubes = counts @ (influence * influence * influence)
+    spread = 6.0 * squares * np.sqrt(squares)
+    result: Floats = np.divide(cubes, spread, out=np.zeros_like(cubes), where=squares > 0.0)
+    return result
 
 
 def bca_interval(ordered: Sequence[float], estimate: float, *, accel: float, confidence: float) -> tuple[float, float]:

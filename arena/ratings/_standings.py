@@ -54,7 +54,7 @@ def standings(outcomes: Iterable[SessionOutcome], *, anchor: str | None = None, 
               prior_games: float = DEFAULT_PRIOR_GAMES, k: float = 16) -> list[Standing]:
     """Rate every bot and gather its row, best rating first (ties by name).
 
-    The rating and chip-rate intervals come from the same resampled blocks (same seed). The LOS
+    The rating and chip-rate intervals both resample duplicate blocks from `rng_seed`. The LOS
     matrix is `{row.name: row.los for row in rows}`; `sequential_elo` follows the given order.
 
     >>> sessions = [SessionOutcome(("a", "b", "c"), (4, -1, -3), f"s{i}") for i in range(3)]

@@ -2,15 +2,16 @@
 
 Theory of operation: a request never fits the ratings nor reads the ladder's sessions: it reads who
 plays now and the last fit (`Board.rows`), a few rows of the store. The fit (Bradley-Terry with
-block-bootstrap intervals over every finished session, `fit_ladder`) takes time in proportion to
-the sessions (tens of seconds at 10^5), and a Python process runs one thread at a time: in the
-service's process it would hold up the event loop that answers requests and plays the ladder. So
-`Board.run` keeps a worker process (`python -m arena.service._board_worker STORE`) that opens the store
-read-only and fits on demand, whenever the ladder's generation (its count of finished sessions,
-kept in the store as results land, and who plays now) has moved past the last fit's; a fit starts
-at most `_DUTY` times its own duration after the last one began, so the worker is idle most of the
-time however fast results land. Until the first fit every current version is listed unrated, as
-being rated; after it, the board lags the ladder by at most a few fits.
+block-bootstrap intervals over every finished session, `fit_ladder`) reads every finished session,
+in time that grows with them (the bootstrap itself grows with the kinds of block, not the
+sessions: docs/ratings.md), and a Python process runs one thread at a time: in the service's
+process it would hold up the event loop that answers requests and plays the ladder. So `Board.run`
+keeps a worker process (`python -m arena.service._board_worker STORE`, its numpy on one thread:
+`ONE_THREAD_ENV`) that opens the store read-only and fits on demand, whenever the ladder's
+generation (its count of finished sessions, kept in the store as results land, and who plays now)
+has moved past the last fit's; a fit starts at most `_DUTY` times its own duration after the last
+one began, so the worker is idle most of the time however fast results land. Until the first fit
+every current version is listed unrated, as being rated; after it, the board lags the ladder by at most a few fits.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -28,7 +30,7 @@ from typing import Any
 
 import trio
 
-from ..ratings import RatingError, SessionOutcome, bootstrap, comparison_groups
+from ..ratings import ONE_THREAD_ENV, RatingError, SessionOutcome, bootstrap, comparison_groups
 from ..storage import StorageError
 from ._store import LadderSnapshot, ServiceStore, VersionRecord, note_damaged
 
@@ -259,7 +261,7 @@ class Board:
         if self._worker is None or self._worker.returncode is not None:
             self._worker = await trio.lowlevel.open_process(
                 [sys.executable, "-m", "arena.service._board_worker", str(self.store.path)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, **ONE_THREAD_ENV})
             self._pending = b""
         return self._worker
 
