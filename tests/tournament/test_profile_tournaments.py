@@ -79,7 +79,7 @@ def test_a_short_tournament_of_the_profile_replays(field: list[RunningBot], tmp_
     assert main(["replay", "--results", str(results)]) == 0
     # the histories were played by the profile with these options
     expected = profile(name, options)
-    for history in sorted((results / "histories").iterdir()):
+    for history in sorted((results / "histories").glob("*.jsonl")):  # not their resources files
         start = json.loads(history.read_text().splitlines()[0])
         assert start["profile"] == name, start
         assert {key: start["options"][key] for key in options} == {k: expected.option_values[k] for k in options}
