@@ -10,6 +10,10 @@ from .. import _util
 from ._build import write_report as write_report
 from ._charts import LineChart as LineChart
 from ._charts import line_chart as line_chart
+from ._formats import chips as chips
+from ._formats import chips_text as chips_text
+from ._formats import rating_text as rating_text
+from ._formats import when as when
 from ._replay import FORMAT_VERSION as FORMAT_VERSION
 from ._replay import SPECTATOR as SPECTATOR
 from ._replay import ReplayDataError as ReplayDataError

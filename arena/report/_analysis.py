@@ -89,8 +89,9 @@ class SeatRecord:
     chips: Amount
 
     @property
-    def average(self) -> float:
-        return float(self.chips) / self.sessions if self.sessions else 0.0
+    def average(self) -> Fraction:
+        """Its chips per session, exact."""
+        return Fraction(self.chips) / self.sessions if self.sessions else Fraction(0)
 
 
 def seat_records(records: Sequence[SessionRecord], bot: str) -> list[SeatRecord]:

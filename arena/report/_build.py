@@ -23,6 +23,7 @@ from ._analysis import (
     seat_records,
 )
 from ._charts import Histogram, heat_colour, histogram, interval_chart, line_chart
+from ._formats import chips_text
 from ._replays import Audience, seat_page, tournament_sessions, write_replays
 from ._results import Results, StandingRow, load_results
 from ._site import Site, bot_page, session_page
@@ -100,10 +101,9 @@ def _crosstable_page(site: Site, results: Results, pairs: Mapping[tuple[str, str
             else:
                 cells.append(_Cell(record, heat_colour(record.share),
                                    f"{a} against {b}: finished above {_score(record.score)} of {record.sessions} "
-                                   f"sessions, net chips {format_amount(record.chips)}"))
+                                   f"sessions, net chips {chips_text(record.chips)}"))
         grid.append((a, cells))
-    return site.render("crosstable.html", "crosstable.html", names=names, grid=grid, score=_score,
-                       amount=format_amount)
+    return site.render("crosstable.html", "crosstable.html", names=names, grid=grid, score=_score)
 
 
 def _score(score: Fraction) -> str:
@@ -161,7 +161,7 @@ def _bot_page(site: Site, results: Results, row: StandingRow, pairs: Mapping[tup
                        latency=times,
                        seat_views=views,
                        latency_summary=_latency_summary(times), latency_chart=_latency_chart(times),
-                       score=_score, amount=format_amount)
+                       score=_score)
 
 
 _REASON_WITHHELD = "not shown in a public report: the arena's reasons may quote the bot's own output"

@@ -12,6 +12,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from ._formats import rating_text
+
 # Eight colours that stay apart for the common colour-vision deficiencies (Okabe and Ito, 2008),
 # darkened where needed to keep 3:1 contrast against white.
 PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#8a6d00", "#56b4e9", "#000000", "#e69f00")
@@ -123,7 +125,8 @@ def interval_chart(rows: Sequence[tuple[str, float, float, float]], *, axis_labe
     box = Box(width=width, height=bottom + 48, left=150, right=width - 20, top=12, bottom=bottom)
     x = _scale(ticks[0], ticks[-1], box.left, box.right)
     drawn = [IntervalRow(label=label, y=round(box.top + row_height * (index + 0.5), 2), low=x(low), high=x(high),
-                         point=x(point), text=f"{label}: {point:.1f} (95% interval {low:.1f} to {high:.1f})")
+                         point=x(point), text=f"{label}: {rating_text(point)} "
+                                             f"(95% interval {rating_text(low)} to {rating_text(high)})")
              for index, (label, point, low, high) in enumerate(rows)]
     return IntervalChart(box=box, rows=drawn, ticks=[Tick(x(value), _label(value)) for value in ticks],
                          axis_label=axis_label, reference=None if reference is None else x(reference))

@@ -32,6 +32,7 @@ from typing import Any
 
 import jinja2
 
+from ._formats import chips, chips_text, rating_text, when
 from ._results import ReportError
 
 ASSETS = "assets"
@@ -97,6 +98,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.globals.update(session_page=session_page, bot_page=bot_page, navigation=NAVIGATION)
+    env.filters.update(chips=chips, chips_text=chips_text, rating=rating_text, when=when)
     return env
 
 

@@ -12,12 +12,10 @@ from __future__ import annotations
 import json
 from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import jinja2
-import markupsafe
 import trio
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -25,16 +23,20 @@ from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Re
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from ..engine import Amount, ArenaError, format_amount
+from ..engine import ArenaError
 from ..replay import ReplayResult, describe_event, replay_file
 from ..report import (
     SPECTATOR,
     Audience,
     ReplayDataError,
     SessionHistory,
+    chips,
+    chips_text,
+    rating_text,
     redact_records,
     seat_page,
     session_page,
+    when,
     write_report,
     write_session_replay,
 )
@@ -77,20 +79,6 @@ _ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), au
                                   undefined=jinja2.StrictUndefined)
 
 
-def chips(amount: Amount) -> markupsafe.Markup:
-    """An amount as the report writes it: a signed decimal of two places, the exact value in its tooltip."""
-    exact = format_amount(amount)
-    return markupsafe.Markup('<span class="num" title="exactly {}">{:+.2f}</span>').format(exact, float(amount))
-
-
-def when(iso: str | None) -> markupsafe.Markup:
-    """A stored time read at a glance (minutes, UTC), the whole ISO text in its tooltip."""
-    if not iso:
-        return markupsafe.Markup("")
-    shown = datetime.fromisoformat(iso).strftime("%Y-%m-%d %H:%M UTC")
-    return markupsafe.Markup('<time datetime="{}" title="{}">{}</time>').format(iso, iso, shown)
-
-
 def check_summary(report: str | None) -> str:
     """A check report in one line: its verdict and how many checks passed, warned and failed."""
     if not report:
@@ -102,7 +90,8 @@ def check_summary(report: str | None) -> str:
             f"{counts['FAIL']} failed")
 
 
-_ENVIRONMENT.filters.update(chips=chips, when=when, check_summary=check_summary)
+_ENVIRONMENT.filters.update(chips=chips, chips_text=chips_text, rating=rating_text, when=when,
+                            check_summary=check_summary)
 _ENVIRONMENT.globals.update(recent=RECENT_SESSIONS, winners=winners)
 
 

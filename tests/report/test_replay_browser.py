@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from arena.history import read_history, read_resources
-from arena.report import card_text
+from arena.report import card_text, chips_text
 
 from ._browser import DESKTOP, PHONE, console_errors, file_url, open_chromium, overflow, set_viewport
 from ._sessions import SVARA_SEED, ledger, play_svara_session
@@ -261,7 +262,7 @@ def test_the_standings_page_on_screen_matches_standings_json(browser: webdriver.
                 f"{row[name]:.1f}" for name in ("rating", "ci_low", "ci_high"))
             assert (cells["rank_low"], cells["rank_high"], cells["sessions"], cells["wins"]) == tuple(
                 str(row[name]) for name in ("rank_low", "rank_high", "sessions", "wins"))
-            assert cells["chip_rate"] == f"{row['chip_rate_float']:.2f}"
+            assert cells["chip_rate"] == chips_text(Fraction(row["chip_rate"]))
             assert cells["fault_count"] == str(row["faults"])
     assert browser.find_element(By.ID, "commitment").text == document["seed_commitment"]
     assert browser.find_element(By.ID, "secret").text == document["secret"]

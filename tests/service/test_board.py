@@ -167,7 +167,7 @@ async def test_a_bots_page_shows_its_rank_rating_and_recent_results(tmp_path: Pa
     async with httpx.AsyncClient(transport=transport, base_url="http://arena") as client:
         page = (await client.get("/bots/ace")).text
     assert (f"Rank <strong>{rated.index('ace') + 1}</strong> of {len(rated)}" in page
-            and f"rating <strong>{ace.rating:.0f}</strong>" in page and f"over {ace.sessions} sessions" in page)
+            and f"rating <strong>{ace.rating:.1f}</strong>" in page and f"over {ace.sessions} sessions" in page)
     rate = sum(balances, Fraction(0)) / len(balances)
     assert f"In its last {len(balances)} finished ladder sessions: <strong>{won}</strong> won" in page
     assert f'title="exactly {format_amount(rate)}">{float(rate):+.2f}</span> per session' in page

@@ -69,12 +69,13 @@ async def test_a_split_ladder_rates_the_main_group_and_shows_the_others_unrated(
         assert by_name[name] == {"name": name, "version": 1, "rating": None, "ci_low": None, "ci_high": None,
                                  "sessions": sessions, "unrated": reason}
     lines = page.splitlines()
-    rated = re.compile(r"(\d) (\w+) v1 (\d+) (\d+) – (\d+) (\d+)")  # rank, bot, rating, interval, sessions
+    # rank, bot, rating, interval (one decimal, as the report writes them), sessions
+    rated = re.compile(r"(\d) (\w+) v1 (\d+\.\d) (\d+\.\d) – (\d+\.\d) (\d+)")
     for rank, (line, row) in enumerate(zip(lines[:3], api, strict=False), start=1):
         assert (match := rated.fullmatch(line)) is not None, line
         assert match.group(1, 2, 6) == (str(rank), row["name"], str(row["sessions"]))
-        shown = [int(match.group(group)) for group in (3, 4, 5)]
-        assert shown == pytest.approx([row[key] for key in ("rating", "ci_low", "ci_high")], abs=1)
+        shown = [float(match.group(group)) for group in (3, 4, 5)]
+        assert shown == [row[key] for key in ("rating", "ci_low", "ci_high")]
     assert lines[3:] == [f"– newa v1 – {NOT_COMPARED} 2", f"– newb v1 – {NOT_COMPARED} 2",
                          f"– zed v1 – {PLACEMENT} 0"]
 
