@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from .. import _util
 from ._build import write_report as write_report
+from ._charts import IntervalChart as IntervalChart
 from ._charts import LineChart as LineChart
+from ._charts import interval_chart as interval_chart
 from ._charts import line_chart as line_chart
 from ._formats import chips as chips
 from ._formats import chips_text as chips_text

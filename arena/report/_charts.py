@@ -112,6 +112,10 @@ class IntervalChart:
     axis_label: str
     reference: float | None
     """Where a reference value (the average rating) falls, if shown."""
+    reference_label: str | None = None
+    """What the legend calls the reference line (`average, 1500`)."""
+    legend_y: float = 0.0
+    """Where the legend's row sits, under the axis's label."""
 
 
 def interval_chart(rows: Sequence[tuple[str, float, float, float]], *, axis_label: str,
@@ -122,14 +126,16 @@ def interval_chart(rows: Sequence[tuple[str, float, float, float]], *, axis_labe
         values.append(reference)
     ticks = nice_ticks(min(values), max(values)) if values else [0.0, 1.0]
     bottom = 12 + row_height * max(len(rows), 1)
-    box = Box(width=width, height=bottom + 48, left=150, right=width - 20, top=12, bottom=bottom)
+    box = Box(width=width, height=bottom + 76, left=150, right=width - 20, top=12, bottom=bottom)
     x = _scale(ticks[0], ticks[-1], box.left, box.right)
     drawn = [IntervalRow(label=label, y=round(box.top + row_height * (index + 0.5), 2), low=x(low), high=x(high),
                          point=x(point), text=f"{label}: {rating_text(point)} "
                                              f"(95% interval {rating_text(low)} to {rating_text(high)})")
              for index, (label, point, low, high) in enumerate(rows)]
     return IntervalChart(box=box, rows=drawn, ticks=[Tick(x(value), _label(value)) for value in ticks],
-                         axis_label=axis_label, reference=None if reference is None else x(reference))
+                         axis_label=axis_label, reference=None if reference is None else x(reference),
+                         reference_label=None if reference is None else f"average, {_label(reference)}",
+                         legend_y=bottom + 62)
 
 
 # --- lines: one series per bot over a shared x axis ---------------------------------------------

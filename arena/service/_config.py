@@ -100,6 +100,9 @@ class LadderConfig:
     secret_days: int = 7
     """Days each secret of the ladder's deals is used: its commitment is published a period before,
     the secret itself once its period is over and every block dealt from it has been played."""
+    progress_minutes: int = 10
+    """The ladder's process prints a line of its progress after its first session, then after a session
+    at most this often (an idle ladder prints nothing)."""
 
     def __post_init__(self) -> None:
         if not self.retry_seconds > 0:
@@ -108,6 +111,9 @@ class LadderConfig:
         if self.secret_days < 1:
             raise TournamentConfigError([ConfigProblem("<service config>", None, "ladder.secret_days",
                                                        f"must be at least 1, not {self.secret_days!r}")])
+        if self.progress_minutes < 1:
+            raise TournamentConfigError([ConfigProblem("<service config>", None, "ladder.progress_minutes",
+                                                       f"must be at least 1, not {self.progress_minutes!r}")])
         if self.max_failures < 1:
             raise TournamentConfigError([ConfigProblem("<service config>", None, "ladder.max_failures",
                                                        f"must be at least 1, not {self.max_failures!r}")])
@@ -184,7 +190,7 @@ _QUOTA_KEYS = ("versions_per_day", "stored_mb", "min_free_disk_mb")
 _UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
 _WEB_KEYS = ("events_total", "events_per_client", "replay_cache", "trusted_proxies")
 _LADDER_KEYS = ("enabled", "table_size", "placement_blocks", "random_share", "concurrency", "retry_seconds",
-                "max_failures", "secret_days")
+                "max_failures", "secret_days", "progress_minutes")
 _SCHEDULE_KEYS = ("name", "cron", "top", "table_size", "sessions_per_table", "freeze_minutes", "publish")
 PUBLISH_CHOICES = ("spectator", "organiser")
 """What a scheduled tournament's public report may show once it is over (`ScheduleConfig.publish`)."""
@@ -201,6 +207,7 @@ _BLOCKS = Bounds(1, 10_000)
 _RETRY_SECONDS = Bounds(1, 3600)
 _FAILURES = Bounds(1, 100)
 _SECRET_DAYS = Bounds(1, 366)
+_PROGRESS_MINUTES = Bounds(1, 1440)
 _TOP = Bounds(2, 1000)
 _FREEZE = Bounds(0, 7 * 24 * 60)
 
@@ -353,7 +360,7 @@ def _read_ladder(reader: ConfigReader, entry: ConfigEntry) -> LadderConfig:
         found["enabled"] = reader.boolean(entries["enabled"].node, "ladder.enabled")
     for key, bounds in (("table_size", _TABLE_SIZE), ("placement_blocks", _BLOCKS), ("concurrency", _CONCURRENCY),
                         ("retry_seconds", _RETRY_SECONDS), ("max_failures", _FAILURES),
-                        ("secret_days", _SECRET_DAYS)):
+                        ("secret_days", _SECRET_DAYS), ("progress_minutes", _PROGRESS_MINUTES)):
         if key in entries:
             found[key] = reader.integer(entries[key].node, f"ladder.{key}", bounds)
     if "random_share" in entries:

@@ -44,8 +44,9 @@ import itertools
 import logging
 import math
 import random
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import trio
@@ -57,7 +58,7 @@ from ..ratings import ELO_PER_NAT, PairResults, RatingError, bradley_terry_pairs
 from ..storage import FaultReason, StorageError, is_disk_full, make_way_for_replay
 from ..tournament import block_seed, commitment, mirrors
 from ._service import Service
-from ._store import LadderFailure, LadderSession, ServiceStore, from_iso, iso
+from ._store import LadderFailure, LadderProgress, LadderSession, ServiceStore, from_iso, iso
 
 LOGGER = logging.getLogger(__name__)
 PRIOR_GAMES = 1.0
@@ -209,6 +210,18 @@ class LadderSecret:
         return {"start": self.start, "end": self.end, "commitment": self.commitment, "secret": self.secret}
 
 
+def progress_line(progress: LadderProgress) -> str:
+    """The ladder's progress in one line of the service's output.
+
+    >>> progress_line(LadderProgress(118, 2345, "2026-12-04T17:45:09+00:00"))
+    'seka-arena serve: ladder: 118 sessions in the last hour, 2345 in all; the last finished at 2026-12-04 17:45:09 UTC'
+    """
+    last = "none yet" if progress.last_at is None else \
+        f"the last finished at {datetime.fromisoformat(progress.last_at).strftime('%Y-%m-%d %H:%M:%S UTC')}"
+    return (f"seka-arena serve: ladder: {progress.last_hour} sessions in the last hour, {progress.finished} in all; "
+            f"{last}")
+
+
 def ladder_secrets(store: ServiceStore, days: int) -> list[LadderSecret]:
     """Every period's secret the ladder drew, newest first: each committed, and revealed once its period
     is over and no block planned in it is left to play (a set-aside block holds its period's back)."""
@@ -227,8 +240,13 @@ def ladder_secrets(store: ServiceStore, days: int) -> list[LadderSecret]:
 class Ladder:
     """Plays ladder blocks for as long as the service runs."""
 
-    def __init__(self, service: Service, *, rng: random.Random | None = None) -> None:
+    def __init__(self, service: Service, *, rng: random.Random | None = None,
+                 announce: Callable[[str], None] | None = None) -> None:
+        """`announce` gets a line of the ladder's progress now and then (`ladder.progress_minutes`); None: no lines."""
         self.service = service
+        self.announce = announce
+        self._announced: float | None = None
+        """The store's clock when the last progress line was announced."""
         self.config = service.config.ladder
         self.rng = rng or random.Random()
         self.folder: Path = service.registry.folder.ladder
@@ -377,3 +395,15 @@ class Ladder:
             session.id, balances, faults, str(history.relative_to(self.service.config.data)), reasons))
         self.service.disk_full.cleared()
         self.service.notify()
+        await self._announce_progress()
+
+    async def _announce_progress(self) -> None:
+        # After the first session, then at most every progress_minutes: a line to follow the ladder's
+        # pace in the service's output without a line per session.
+        now = self.service.store.clock()
+        if self.announce is None or (self._announced is not None
+                                     and now - self._announced < 60 * self.config.progress_minutes):
+            return
+        self._announced = now
+        progress = await trio.to_thread.run_sync(self.service.store.ladder_progress)
+        self.announce(progress_line(progress))

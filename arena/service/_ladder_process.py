@@ -104,7 +104,7 @@ async def play_until_stdin_ends(config_path: Path) -> None:
         async with trio.open_nursery() as nursery:
 
             async def ladder() -> None:
-                await Ladder(service).run()
+                await Ladder(service, announce=lambda line: print(line, flush=True)).run()
                 nursery.cancel_scope.cancel()  # stopping, and the sessions in flight are stored
 
             nursery.start_soon(ladder)

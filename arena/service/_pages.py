@@ -32,6 +32,7 @@ from ..report import (
     SessionHistory,
     chips,
     chips_text,
+    interval_chart,
     rating_text,
     redact_records,
     seat_page,
@@ -75,8 +76,11 @@ _AUTHOR_SESSIONS = 20
 """How many of an author's newest finished ladder sessions its page lists."""
 _EVENTS_RETRY_SECONDS = 30
 """The Retry-After of a refused event stream."""
-_ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), autoescape=True,
-                                  undefined=jinja2.StrictUndefined)
+# The report's chart macros are the service's too ("report/charts.html"): one drawing of each chart.
+_ENVIRONMENT = jinja2.Environment(loader=jinja2.ChoiceLoader([
+    jinja2.FileSystemLoader(_TEMPLATES),
+    jinja2.PrefixLoader({"report": jinja2.PackageLoader("arena.report", "templates")})]),
+    autoescape=True, undefined=jinja2.StrictUndefined)
 
 
 def check_summary(report: str | None) -> str:
@@ -228,13 +232,12 @@ def routes(service: Service) -> list[Route]:
 
     async def leaderboard(request: Request) -> Response:
         rows = service.board.rows()
-        rated = [row for row in rows if row.rated]
-        low = min((row.ci_low for row in rated), default=1400.0)
-        high = max((row.ci_high for row in rated), default=1600.0)
+        rated = [(row.name, row.rating, row.ci_low, row.ci_high) for row in rows if row.rated]
         author = who(service, request)
-        return render(service, request, "leaderboard.html", rows=rows, low=low - 20, high=high + 20,
+        return render(service, request, "leaderboard.html", rows=rows,
+                      intervals=interval_chart(rated, axis_label="Rating (Elo)", reference=1500.0) if rated else None,
                       failing=failing_blocks(service, organiser=author is not None and author.organiser),
-                      sessions=store.finished_ladder_sessions(),
+                      sessions=store.finished_ladder_sessions(), progress=store.ladder_progress(),
                       rated_sessions=service.board.fit.finished if service.board.fit else None,
                       isolation=service.isolation.value, warning=service.isolation_warning,
                       secrets=ladder_secrets(store, service.config.ladder.secret_days)[:4])

@@ -192,8 +192,10 @@ def test_the_rating_chart_ends_at_the_standings_ratings(played: tuple[Path, str]
     assert ratings == {row["name"]: row["rating"] for row in document["standings"]}
     lines = page.find("svg", id="rating-progress").find_all("g", data_series=None)
     assert [line.attrs["data-series"] for line in lines] == names
-    assert page.find("svg", id="rating-intervals").attrs["aria-labelledby"] == (
-        "rating-intervals-title rating-intervals-desc")
+    intervals = page.find("svg", id="rating-intervals")
+    assert intervals.attrs["aria-labelledby"] == "rating-intervals-title rating-intervals-desc"
+    legend = intervals.find("g", class_="legend")  # what the dot, the bar and the dashed line are
+    assert [text.text for text in legend.find_all("text")] == ["rating", "95% interval", "average, 1500"]
 
 
 def test_run_with_no_report_writes_none(played: tuple[Path, str], tmp_path: Path,

@@ -312,7 +312,7 @@ def test_the_submission_flow_and_the_leaderboard_in_a_real_browser(service: Serv
             # other tests' new versions were placed against each other) is listed unrated meanwhile.
             browser.get(service.server.url + "/")
             rows = [row.text for row in browser.find_elements(By.CSS_SELECTOR, "main table tr")]
-            return rows if browser.find_elements(By.CSS_SELECTOR, "svg.interval") else None
+            return rows if browser.find_elements(By.CSS_SELECTOR, "svg#rating-intervals g.interval-row") else None
 
         rows = wait_for("the leaderboard's intervals in the browser", drawn, every=0.5)
         assert any("browserbot" in row for row in rows) and any("strong" in row for row in rows)

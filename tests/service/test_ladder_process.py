@@ -58,6 +58,11 @@ def test_the_ladder_plays_in_its_own_process_which_ends_with_serve_even_a_killed
             row for row in client.get("/api/leaderboard").json() if row["rating"] is not None and row["sessions"]])
         assert {row["name"] for row in board} == {"call", "threshold"}
         bots = wait_for("a session's bots", lambda: _children(ladder))  # the bots are the ladder process's
+        # Its progress reaches serve's output: one line after the first session, none per session after.
+        wait_for("sessions played", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 4)
+        progress = [line for line in server.output().splitlines() if line.startswith("seka-arena serve: ladder: ")]
+        assert len(progress) == 1 and " sessions in the last hour, " in progress[0], server.output()
+        assert "sessions finished in the last hour; the last finished" in client.get("/").text
     # serve was SIGKILLed: the end of its pipe stops the ladder, which stops its bots.
     wait_for("the ladder's process to end", lambda: not _alive(ladder), timeout=60)
     wait_for("its bots to end", lambda: not any(_alive(bot) for bot in bots), timeout=30)

@@ -121,3 +121,27 @@ async def test_a_rating_error_shows_every_version_unrated_with_the_error_and_is_
     assert [record.getMessage() for record in caplog.records] == [
         "the leaderboard shows every bot unrated: resamples must be a positive int, not 0"]
     await service.board.aclose()
+
+
+async def test_the_leaderboards_intervals_are_drawn_on_an_axis_of_elo_with_a_legend(tmp_path: Path) -> None:
+    """Issue 25: the interval bars had no axis (nor a legend)."""
+    service = _service(tmp_path, ["ace", "bee", "cat", "zed"])
+    for pair in [("ace", "bee"), ("bee", "cat"), ("ace", "cat"), ("cat", "bee")]:
+        _block(service, *pair)
+    api, _ = await _board(service)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=build_app(service)),
+                                 base_url="http://arena") as client:
+        page = (await client.get("/")).text
+    chart = page.split('<svg id="rating-intervals"', 1)[1].split("</svg>", 1)[0]
+    rated = [row for row in api if row["rating"] is not None]
+    rows = re.findall(r'<g class="interval-row" data-label="(\w+)">\s*<title>([^<]*)</title>', chart)
+    assert rows == [(row["name"], f"{row['name']}: {row['rating']:.1f} (95% interval {row['ci_low']:.1f} to "
+                                  f"{row['ci_high']:.1f})") for row in rated]  # the unrated zed is not drawn
+    axis = chart.split('class="axis x-axis"', 1)[1].split("</g>", 1)[0]
+    ticks = [float(value) for value in re.findall(r'font-size="12">(-?\d+(?:\.\d+)?)</text>', axis)]
+    assert len(ticks) >= 3 and ticks == sorted(ticks)
+    assert ticks[0] <= min(row["ci_low"] for row in rated) and max(row["ci_high"] for row in rated) <= ticks[-1]
+    assert ">Rating (Elo)</text>" in axis
+    legend = chart.split('class="legend"', 1)[1]
+    assert all(f">{name}</text>" in legend for name in ("rating", "95% interval", "average, 1500"))
+    await service.board.aclose()
