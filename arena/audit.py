@@ -5,10 +5,11 @@ Theory of operation: what `seka-arena replay --results DIR` checks, in order.
 
 1. The results file is a store of this schema, opened read-only (nothing in the folder changes).
 2. The commitment: the stored one equals the published one when it is given; once the secret is
-   revealed, its SHA-256 equals the commitment.
-3. The plan: the stored definition, planned with the revealed secret, gives exactly the stored
-   sessions (ids, seatings, blocks, mirrors and seeds); before the reveal, everything but the
-   seeds, and one seed per block.
+   revealed, its SHA-256 equals the commitment (with a deal book, the SHA-256 of the secret and of
+   the book's copy in the results folder, which equals the published book when one is given).
+3. The plan: the stored definition, planned with the revealed secret (and its deal book), gives
+   exactly the stored sessions (ids, seatings, blocks, mirrors and seeds); before the reveal,
+   everything but the seeds, and one seed per block, unless a deal book gives the seeds.
 4. Every finished session: its history replays under the rules, says `dealing: seeded` and deals
    exactly the cards its seed gives; its seed, session id, table rules and bots are the stored
    ones; its balances and winners are the stored ones; and every fault it shows is counted in the
@@ -30,8 +31,8 @@ import yaml
 from .engine import Rules, SessionEnded, SessionStarted, format_amount
 from .history import HistoryError
 from .replay import replay_file
-from .storage import SessionRecord, SessionStatus, Store, TournamentRecord
-from .tournament import PlannedSession, TournamentConfigError, parse_config, plan
+from .storage import SessionRecord, SessionStatus, Store, TournamentRecord, commitment_of
+from .tournament import BOOK_NAME, PlannedSession, TournamentConfigError, parse_config, plan
 
 _SHOWN = 20
 """Sessions named in one kind of plan difference before the rest are counted."""
@@ -61,12 +62,13 @@ class Audit:
         return not self.problems
 
 
-def audit_results(path: str | Path, *, commitment: str | None = None) -> Audit:
+def audit_results(path: str | Path, *, commitment: str | None = None, deals: str | Path | None = None) -> Audit:
     """Check every history of a tournament against its secret, commitment and stored results.
 
     Args:
         path: the results folder (or its `tournament.sqlite`).
         commitment: the commitment published before the tournament started, to compare with the stored one.
+        deals: the deal book as published, to compare with the copy the results folder keeps.
 
     Raises:
         StorageError: the results file cannot be read (missing, not a store).
@@ -83,11 +85,13 @@ def audit_results(path: str | Path, *, commitment: str | None = None) -> Audit:
                      (f"{database} holds no tournament",))
     if commitment is not None and commitment.strip().lower() != record.commitment:
         problems.append(f"the stored commitment {record.commitment} is not the published one, {commitment}")
-    secret_checked = record.secret_revealed
-    if record.secret_revealed and hashlib.sha256(record.secret.encode("utf-8")).hexdigest() != record.commitment:
-        problems.append(f"the revealed secret does not hash to the commitment {record.commitment}")
+    book = _deal_book(record, folder, deals, problems)
+    secret_checked = record.secret_revealed and book != _NO_BOOK
+    if secret_checked and commitment_of(record.secret, book if isinstance(book, str) else None) != record.commitment:
+        problems.append(f"the revealed secret {'and deal book do' if book else 'does'} not hash to the commitment "
+                        f"{record.commitment}")
         secret_checked = False
-    rules = _check_plan(record, sessions, problems)
+    rules = _check_plan(record, sessions, problems, book=folder / BOOK_NAME if book else None)
     secret_checked = secret_checked and not problems
     checked = 0
     for session in sessions:
@@ -100,8 +104,45 @@ def audit_results(path: str | Path, *, commitment: str | None = None) -> Audit:
                  checked, planned - checked, tuple(problems))
 
 
-def _check_plan(record: TournamentRecord, sessions: Sequence[SessionRecord], problems: list[str]) -> Rules | None:
-    """Compare the stored plan with the one the stored definition gives; return the tournament's table rules."""
+_NO_BOOK = ""
+"""What `_deal_book` gives for a definition that names a book the folder does not hold."""
+
+
+def _deal_book(record: TournamentRecord, folder: Path, published: str | Path | None,
+               problems: list[str]) -> str | None:
+    """The SHA-256 of the deal book the results folder keeps, when the stored definition names one (None
+    when it names none, `_NO_BOOK` when the copy is missing); compared with the published book if given."""
+    try:
+        named = isinstance(definition := yaml.safe_load(record.definition), dict) and "deals" in definition
+    except yaml.YAMLError:
+        return None  # said by _check_plan
+    if not named:
+        if published is not None:
+            problems.append("a deal book was given, but the stored definition deals from none")
+        return None
+    try:
+        kept = (folder / BOOK_NAME).read_bytes()
+    except OSError as error:
+        problems.append(f"the definition deals from a book, and its copy {folder / BOOK_NAME} cannot be read: "
+                        f"{error.strerror}")
+        return _NO_BOOK
+    sha256 = hashlib.sha256(kept).hexdigest()
+    if published is not None:
+        try:
+            given = hashlib.sha256(Path(published).read_bytes()).hexdigest()
+        except OSError as error:
+            problems.append(f"cannot read the deal book {published}: {error.strerror}")
+        else:
+            if given != sha256:
+                problems.append(f"the deal book {published} (SHA-256 {given}) is not the one the tournament kept, "
+                                f"{BOOK_NAME} (SHA-256 {sha256})")
+    return sha256
+
+
+def _check_plan(record: TournamentRecord, sessions: Sequence[SessionRecord], problems: list[str], *,
+                book: Path | None) -> Rules | None:
+    """Compare the stored plan with the one the stored definition gives (dealing from `book`, the
+    results folder's copy of its deal book); return the tournament's table rules."""
     try:
         data = yaml.safe_load(record.definition)
         # The folder may be audited on any machine: the bots' programs and folders need not exist
@@ -110,6 +151,10 @@ def _check_plan(record: TournamentRecord, sessions: Sequence[SessionRecord], pro
             for key in ("command", "cwd", "env", "address"):
                 participant.pop(key, None)
             participant["address"] = f"unix:/nonexistent/bot{number}.sock"
+        if "deals" in data:  # the copy kept with the results: the book the commitment binds
+            if book is None:
+                return None  # said by _deal_book
+            data["deals"] = str(book.resolve())
         config = parse_config(yaml.safe_dump(data, sort_keys=False), filename="the stored definition")
     except (TournamentConfigError, yaml.YAMLError, KeyError, TypeError, AttributeError) as error:
         problems.append("the stored definition cannot be planned: " + " ".join(str(error).split()))
@@ -118,6 +163,7 @@ def _check_plan(record: TournamentRecord, sessions: Sequence[SessionRecord], pro
     if revealed and not config.seed_generated and config.seed != record.secret:
         problems.append("the definition's seed is not the revealed secret")
     planned = plan(config.with_seed(record.secret) if revealed else config)  # lazy: read by position
+    revealed = revealed or config.deals is not None  # a book's seeds need no secret
     stored_size = max((session.index for session in sessions), default=0)
     if stored_size != len(planned):
         problems.append(f"the definition plans {len(planned)} sessions, the store {stored_size}")

@@ -36,6 +36,7 @@ from .replay import describe_event, replay_file
 from .report import Audience, SessionHistory, write_report, write_session_replay
 from .storage import FaultReason
 from .tournament import (
+    MAX_DEALS,
     LiveProgress,
     PairResult,
     TournamentRunner,
@@ -43,6 +44,7 @@ from .tournament import (
     faults_table,
     limit_problem,
     load_config,
+    make_deal_book,
     plan,
     recompute_results,
     run_sprt,
@@ -91,7 +93,7 @@ def _replay(args: argparse.Namespace) -> int:
     if (args.history is None) == (args.results is None):
         raise ArenaError("give a history file, or --results with a tournament's results folder (not both)")
     if args.results is not None:
-        return _audit(Path(args.results), commitment=args.commitment)
+        return _audit(Path(args.results), commitment=args.commitment, deals=args.deals)
     result = replay_file(args.history)
     if not args.quiet:
         print("\n".join(result.account))
@@ -101,8 +103,31 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _audit(results: Path, *, commitment: str | None) -> int:
-    audit = audit_results(results, commitment=commitment)
+def _deals(args: argparse.Namespace) -> int:
+    """Write a new deal book: COUNT deal seeds drawn from the system's secure random source, as YAML.
+
+    A tournament that names it (`deals: FILE`) deals its block b from the book's seed b, and its
+    SHA-256 joins the seed commitment; tournaments that share a book meet the same deals
+    (docs/tournaments.md, "Deal books"). Keep it as secret as a tournament secret until the last
+    tournament that uses it is over.
+    Example: seka-arena deals make 48 > tournaments/book.yaml
+    """
+    sys.stdout.write(make_deal_book(args.count))
+    return 0
+
+
+def _deal_count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if not 1 <= count <= MAX_DEALS:
+        raise argparse.ArgumentTypeError(f"a book holds 1 to {MAX_DEALS} deals, not {count}")
+    return count
+
+
+def _audit(results: Path, *, commitment: str | None, deals: str | None) -> int:
+    audit = audit_results(results, commitment=commitment, deals=deals)
     print(f"{audit.folder}: tournament {audit.tournament}, {audit.planned} sessions planned, "
           f"{audit.planned - audit.unfinished} finished")
     published = " (the published one)" if commitment is not None else ""
@@ -290,7 +315,8 @@ def _run(args: argparse.Namespace) -> int:
                       f"{config.rules.pots_per_session} pots, {len(config.participants)} bots, "
                       f"tables of {config.table_size}, "
                       f"{'duplicate' if config.duplicate else 'independent'} deals, {runner.executor.describe()}")
-        console.print(f"Seed commitment (SHA-256 of the secret): {runner.commitment}", highlight=False)
+        what = "the secret" if config.deals is None else f"the secret and the deal book {config.deals.sha256[:12]}..."
+        console.print(f"Seed commitment (SHA-256 of {what}): {runner.commitment}", highlight=False)
         value = value_function()
         console.print(f"Value function of the adjusted results: {value['name']}, SHA-256 {value['sha256']}",
                       highlight=False)
@@ -672,8 +698,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="check every history of a tournament instead: its results folder (or tournament.sqlite)")
     replay.add_argument("--commitment", metavar="HEX",
                         help="with --results: the seed commitment published before the tournament, to compare")
+    replay.add_argument("--deals", metavar="FILE",
+                        help="with --results: the deal book as published, to compare with the one the tournament kept")
     replay.add_argument("--quiet", action="store_true", help="print only the verdict")
     replay.set_defaults(run=_replay)
+
+    deals = commands.add_parser("deals", help="make a deal book for tournaments to share", description=_deals.__doc__)
+    deals.add_argument("action", choices=["make"], help="make: write a new book to standard output")
+    deals.add_argument("count", type=_deal_count, help=f"how many deals (1 to {MAX_DEALS}): at least the blocks of "
+                                                      "the largest tournament that will use it")
+    deals.set_defaults(run=_deals)
     # The commands one a line, then where to go next (argparse's own list breaks lines at 14 columns).
     width = max(len(choice.dest) for choice in commands._choices_actions)
     parser.epilog = "\n".join(["commands:", *(f"  {choice.dest:<{width}}  {choice.help}"

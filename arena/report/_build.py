@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..engine import format_amount
 from ..storage import FaultReason, SessionRecord
+from ..tournament import BOOK_NAME
 from ._analysis import (
     Latency,
     PairRecord,
@@ -65,6 +66,10 @@ def write_report(folder: Path, *, out: Path | None = None, audience: Audience = 
 def _standings_page(site: Site, results: Results) -> Path:
     standings = results.standings
     verify = None if standings.secret is None else f"printf %s {shlex.quote(standings.secret)} | sha256sum"
+    book = results.folder / BOOK_NAME
+    if standings.secret is not None and book.is_file():  # the commitment binds the deal book too
+        verify = (f"printf '%s|deals|%s' {shlex.quote(standings.secret)} "
+                  f"\"$(sha256sum < {shlex.quote(str(book))} | cut -c1-64)\" | sha256sum")
     intervals = interval_chart([(row.name, row.rating, row.ci_low, row.ci_high) for row in standings.rows],
                                axis_label="Rating (Elo)", reference=1500.0)
     progress = rating_progress(results.finished)
@@ -74,7 +79,8 @@ def _standings_page(site: Site, results: Results) -> Path:
     table = [(size, [progress.ratings.get(name, [None] * len(progress.sessions))[index] for name in names])
              for index, size in enumerate(progress.sessions)]
     return site.render("standings.html", "index.html", standings=standings, source=results.standings_source,
-                       verify=verify, intervals=intervals, progress=lines, progress_table=table, names=names,
+                       verify=verify, deals=book.is_file(), intervals=intervals, progress=lines, progress_table=table,
+                       names=names,
                        audit=f"seka-arena replay --results {shlex.quote(str(results.folder))} "
                              f"--commitment {shlex.quote(standings.seed_commitment)}")
 

@@ -34,6 +34,7 @@ from ._store import SessionRecord as SessionRecord
 from ._store import SessionStatus as SessionStatus
 from ._store import Store as Store
 from ._store import TournamentRecord as TournamentRecord
+from ._store import commitment_of as commitment_of
 from ._transactions import write_transaction as write_transaction
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

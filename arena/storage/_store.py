@@ -135,6 +135,19 @@ class FaultReason:
     """The sessions they happened in (read back from the store)."""
 
 
+def commitment_of(secret: str, deals_sha256: str | None = None) -> str:
+    """The seed commitment: the hex SHA-256 of the secret's UTF-8, or, for a tournament that deals
+    from a deal book, of `<secret>|deals|<the book's hex SHA-256>` (docs/tournaments.md).
+
+    >>> commitment_of("abc")
+    'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
+    >>> commitment_of("abc", "0" * 64)  # printf '%s|deals|%s' abc 000...000 | sha256sum
+    '92b45f826b9236bd0a3f430f47f7e7b7a6a54682c640da17db7d30c3a2bf530b'
+    """
+    committed = secret if deals_sha256 is None else f"{secret}|deals|{deals_sha256}"
+    return hashlib.sha256(committed.encode("utf-8")).hexdigest()
+
+
 def _iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
 
@@ -268,7 +281,7 @@ class Store:
     # --- the tournament ------------------------------------------------------------------------
 
     def init_tournament(self, *, name: str, definition: str, secret: str, commitment: str,
-                        may_change: Collection[str] = ()) -> TournamentRecord:
+                        may_change: Collection[str] = (), deals_sha256: str | None = None) -> TournamentRecord:
         """Record the tournament before its first session, or check a resumed one against the record.
 
         On a fresh file this stores everything given, and draws the tournament's `session_key`. On a
@@ -279,15 +292,16 @@ class Store:
         Args:
             definition: the YAML text; a resume matches when it means the same (comments and
                 layout may differ).
-            commitment: SHA-256 hex of `secret` (`arena.tournament.commitment`).
+            commitment: `commitment_of(secret, deals_sha256)`.
             may_change: top-level keys of the definition a resumed run may change (they change no result).
+            deals_sha256: the SHA-256 of the tournament's deal book, if it deals from one.
 
         Raises:
             DefinitionMismatchError: the file holds another tournament, or this one defined differently.
-            StorageError: `commitment` is not the SHA-256 of `secret`.
+            StorageError: `commitment` is not the commitment of `secret` (and the deal book).
         """
-        if hashlib.sha256(secret.encode("utf-8")).hexdigest() != commitment:
-            raise StorageError("the commitment is not the SHA-256 of the secret")
+        if commitment_of(secret, deals_sha256) != commitment:
+            raise StorageError("the commitment is not the SHA-256 of the secret (and the deal book)")
         with self._write("storing the tournament") as connection:
             row = connection.execute("SELECT name, definition FROM tournament WHERE id = 1").fetchone()
             if row is None:

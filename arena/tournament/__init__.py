@@ -11,6 +11,10 @@ from ._config import Participant as Participant
 from ._config import TournamentConfig as TournamentConfig
 from ._config import limit_problem as limit_problem
 from ._config import name_problem as name_problem
+from ._deals import BOOK_NAME as BOOK_NAME
+from ._deals import MAX_DEALS as MAX_DEALS
+from ._deals import DealBook as DealBook
+from ._deals import make_deal_book as make_deal_book
 from ._display import LiveProgress as LiveProgress
 from ._display import crosstable_table as crosstable_table
 from ._display import faults_table as faults_table

@@ -26,8 +26,9 @@ from ..engine import GEORGIAN, Rules, format_amount
 from ..executor import ClusterCertificates, cluster_problem
 from ..isolation import Isolation, ProcessLimits
 from ..transport import TimeLimit, is_address
+from ._deals import DealBook
 from ._errors import ConfigProblem, TournamentConfigError
-from ._schedule import Format, count_sessions
+from ._schedule import Format, block_size, count_sessions
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 _NAME_RULE = "1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"
@@ -361,6 +362,8 @@ class TournamentConfig:
     """The tournament secret every session's deals derive from."""
     seed_generated: bool = False
     """True when the file gave no seed and the loader drew one; the runner must store it to resume."""
+    deals: DealBook | None = None
+    """The deal book its blocks deal from (`deals: FILE`), in plan order; None: seeds from the secret."""
     concurrency: int | None = None
     """Sessions played at the same time; None: as many as the machine can serve (see `Governor`)."""
     limits: BotLimits = BotLimits()
@@ -477,6 +480,17 @@ def tournament_violations(values: Mapping[str, Any]) -> list[Violation]:
                 f"the plan would have {count} sessions, and at most {MAX_SESSIONS} are played in one tournament: "
                 "fewer participants, a smaller table_size or fewer sessions_per_table"),
                 at=("sessions_per_table", "table_size", "participants")))
+    deals: DealBook | None = values.get("deals")
+    if (deals is not None and names is not None and size is not None and fmt is not None and sessions is not None
+            and duplicate is not None and size <= len(names)):
+        blocks = count_sessions(participants=len(names), table_size=size, format=fmt, sessions_per_table=sessions,
+                                duplicate=duplicate) // (block_size(size) if duplicate else 1)
+        if blocks > len(deals.seeds):
+            violations.append(Violation("deals", (
+                f"the book holds {len(deals.seeds)} deal{'s' if len(deals.seeds) != 1 else ''} and this tournament "
+                f"plays {blocks} blocks, each dealing "
+                f"from one: make a book of {blocks} or more (seka-arena deals make {blocks} > FILE); a book's deals "
+                "are never reused"), at=("deals",)))
     if duplicate is False and sessions is not None and size is not None and sessions % size:
         violations.append(Violation(
             "sessions_per_table", f"with duplicate: false this counts sessions and must be a multiple of table_size "

@@ -55,6 +55,7 @@ from ._config import (
     suggest,
     tournament_violations,
 )
+from ._deals import MAX_BOOK_BYTES, MAX_DEALS, DealBook, deal_seed_problem
 from ._errors import ConfigProblem, TournamentConfigError
 from ._machine import MachineError, draw_secret, resolve_address, resolve_command, resolve_folder
 from ._schedule import Format
@@ -332,7 +333,7 @@ _TOP_KEYS = (
     "name", "participants", "profile", "table", "table_size", "format", "challenger",
     "sessions_per_table", "duplicate", "seed", "concurrency", "limits", "isolation", "restart_crashed",
     "executor",
-    "bot_processes", "max_sessions_per_process",
+    "bot_processes", "max_sessions_per_process", "deals",
 )  # fmt: skip
 _PARTICIPANT_KEYS = ("name", "command", "address", "cwd", "env", "limits", "confined")
 _TABLE_KEYS = ("ante", "opening_stake", "max_bet", "max_actions", "pots")
@@ -373,6 +374,7 @@ def _read_tournament(reader: ConfigReader, root: yaml.Node, *, base_dir: Path, r
     sessions = _get(top, "sessions_per_table",
                     lambda node: reader.integer(node, "sessions_per_table", SESSIONS_PER_TABLE), default_sessions)
     seed = _get(top, "seed", lambda node: _read_seed(reader, node), None)
+    deals = _get(top, "deals", lambda node: _read_deals(reader, node, base_dir=base_dir), None)
     concurrency = _get(top, "concurrency", lambda node: reader.integer(node, "concurrency", CONCURRENCY), None)
     isolation = _get(top, "isolation", lambda node: reader.choice(node, "isolation", Isolation), None)
     restart = _get(top, "restart_crashed", lambda node: reader.boolean(node, "restart_crashed"), True)
@@ -387,7 +389,7 @@ def _read_tournament(reader: ConfigReader, root: yaml.Node, *, base_dir: Path, r
     known = {"participants": tuple(participants) if participants is not _BAD else _BAD, "rules": rules,
              "table_size": table_size, "format": fmt, "challenger": challenger, "duplicate": duplicate,
              "sessions_per_table": sessions, "concurrency": concurrency, "bot_processes": processes,
-             "max_sessions_per_process": per_process}
+             "max_sessions_per_process": per_process, "deals": deals}
     reader.report_violations(tournament_violations({key: value for key, value in known.items() if value is not _BAD}),
                              top, path="", line=first_line)
 
@@ -412,6 +414,7 @@ def _read_tournament(reader: ConfigReader, root: yaml.Node, *, base_dir: Path, r
         cluster_certificates=certificates,
         bot_processes=processes,
         max_sessions_per_process=per_process,
+        deals=deals,
     )
 
 
@@ -463,6 +466,65 @@ def _read_seed(reader: ConfigReader, node: yaml.Node) -> Any:
         return value if weak is None else reader.report(_line(node), "seed", weak)
     return reader.report(_line(node), "seed",
                          f"must be a non-empty string (or leave it out to draw a secret one), not {reader.show(node)}")
+
+
+def _read_deals(reader: ConfigReader, node: yaml.Node, *, base_dir: Path) -> Any:
+    # `deals: FILE`, relative to the tournament's folder: the deal book (`_deals`), its own mistakes
+    # reported at their lines in it.
+    text = reader.text(node, "deals", example="deals/book.yaml")
+    if text is _BAD:
+        return _BAD
+    path = base_dir / os.path.expanduser(text)
+    shown = text if os.path.isabs(os.path.expanduser(text)) else os.path.join(os.path.dirname(reader.filename), text)
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_BOOK_BYTES + 1)
+    except OSError as error:
+        return reader.report(_line(node), "deals", f"cannot read the deal book {shown}: {error.strerror}")
+    if len(data) > MAX_BOOK_BYTES:
+        return reader.report(_line(node), "deals", f"the deal book {shown} is larger than {MAX_BOOK_BYTES} bytes "
+                                                   f"(a book holds at most {MAX_DEALS} deals)")
+    book = ConfigReader(shown)
+    try:
+        root = compose_yaml(data.decode("utf-8"), filename=shown)
+    except UnicodeDecodeError as error:
+        return reader.report(_line(node), "deals", f"the deal book {shown} is not UTF-8 text: {error.reason}")
+    except TournamentConfigError as error:
+        reader.problems.extend(error.problems)
+        return _BAD
+    seeds = _read_book(book, root)
+    reader.problems.extend(book.problems)
+    return _BAD if seeds is _BAD else DealBook(tuple(seeds), data, path.resolve())
+
+
+def _read_book(reader: ConfigReader, root: yaml.Node | None) -> Any:
+    if root is None:
+        return reader.report(1, "deals", "the deal book is empty: it needs `deals:`, a list of deal seeds")
+    top = reader.mapping(root, "", ("deals",), "the deal book's settings")
+    if top is None:
+        return _BAD
+    if "deals" not in top:
+        return reader.report(_line(root), "deals", "required: a list of deal seeds (seka-arena deals make N)")
+    listed = top["deals"].node
+    if not isinstance(listed, yaml.SequenceNode) or not listed.value:
+        return reader.report(_line(listed), "deals",
+                             f"must be a non-empty list of deal seeds, not {reader.show(listed)}")
+    if len(listed.value) > MAX_DEALS:
+        return reader.report(_line(listed), "deals",
+                             f"holds {len(listed.value)} deals; a book holds at most {MAX_DEALS}")
+    seeds: list[str] = []
+    first: dict[str, int] = {}
+    for index, item in enumerate(listed.value):
+        seed = reader.checked(item, f"deals[{index}]", reader.scalar(item), deal_seed_problem)
+        if seed is _BAD:
+            continue
+        if seed in first:
+            reader.report(_line(item), f"deals[{index}]", f"the same deal as deals[{first[seed]}]: a book holds "
+                                                          "each deal once")
+            continue
+        first[seed] = index
+        seeds.append(seed)
+    return _BAD if reader.problems else seeds
 
 
 def read_rules(reader: ConfigReader, top: dict[str, ConfigEntry]) -> Any:

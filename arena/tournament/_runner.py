@@ -54,6 +54,7 @@ from ..isolation import (
 from ..match import public_session_id
 from ..ratings import VALUE_FUNCTION, SessionOutcome, Standing, standings, value_function_digest
 from ..storage import (
+    AlreadyWrittenError,
     FaultReason,
     FolderBusyError,
     FolderLock,
@@ -62,12 +63,14 @@ from ..storage import (
     SessionStatus,
     StorageError,
     Store,
+    TournamentRecord,
     discard_partial_files,
     make_way_for_replay,
     write_atomically,
 )
 from ..transport import BotSpec
 from ._config import RESULT_NEUTRAL, BotProcesses, Participant, TournamentConfig
+from ._deals import BOOK_NAME, DealBook
 from ._loader import load_config
 from ._schedule import Plan, PlannedSession, block_size, commitment, plan
 
@@ -186,6 +189,19 @@ def _outcome(record: SessionRecord) -> SessionOutcome:
                           faults=faults)
 
 
+def _keep_deal_book(directory: Path, book: DealBook, record: TournamentRecord) -> None:
+    """Check that a resumed tournament's deal book is the one it began with (the commitment binds it),
+    and keep a copy with the results for `replay --results` (written once: never replaced)."""
+    if commitment(record.secret, book.sha256) != record.commitment:
+        raise ArenaError(f"the deal book {book.path} is not the one this tournament began with (its SHA-256 "
+                         f"{book.sha256} is not in the commitment {record.commitment}): restore that book to resume")
+    try:
+        write_atomically(directory / BOOK_NAME, book.data, once=True)
+    except AlreadyWrittenError:
+        raise ArenaError(f"{directory / BOOK_NAME} is not the tournament's deal book {book.path}: it was changed "
+                         "after the tournament began; restore it from the book") from None
+
+
 class TournamentRunner:
     """One tournament's run from its YAML file to its standings, resumable at any point."""
 
@@ -207,8 +223,10 @@ class TournamentRunner:
             verify_isolation(config.isolation)  # before anything is stored: say what the machine lacks
             self.isolation = config.isolation
         self.directory = results_dir(out, config.name)
-        self.hidden = [self.directory, *([config.path] if config.path is not None else [])]
-        """What no sandboxed bot may be shown: the results (the store among them) and the tournament file."""
+        book = config.deals.path if config.deals is not None else None
+        self.hidden = [self.directory, *(path for path in (config.path, book) if path is not None)]
+        """What no sandboxed bot may be shown: the results (the store among them), the tournament file and
+        its deal book."""
         verify_hidden(config, self.hidden, isolation=self.isolation)
         if self.cluster is not None and config.bot_processes is BotProcesses.REUSE:
             raise ArenaError("bot_processes: reuse runs with the local executor only (warm bot processes live "
@@ -234,8 +252,12 @@ class TournamentRunner:
             try:
                 if self.store.tournament() is None:
                     self._refuse_orphaned_histories(database)
+                deals = config.deals.sha256 if config.deals is not None else None
                 record = self.store.init_tournament(name=config.name, definition=config.source, secret=config.seed,
-                                                    commitment=commitment(config.seed), may_change=RESULT_NEUTRAL)
+                                                    commitment=commitment(config.seed, deals), deals_sha256=deals,
+                                                    may_change=RESULT_NEUTRAL)
+                if config.deals is not None:
+                    _keep_deal_book(self.directory, config.deals, record)
                 self.commitment = record.commitment
                 assert record.session_key is not None  # drawn by init_tournament
                 self.session_key = record.session_key

@@ -31,6 +31,8 @@ Theory of operation:
   digest is the deal seed of every session of that block. `commitment(secret)` (SHA-256) is
   published before the first session and the secret after the last, so anyone can check that the
   deals were fixed in advance and not chosen.
+- Deal books. With `deals: FILE` block b of the plan (`b0001` is 1) deals from the book's b-th
+  seed instead (see `_deals`), whatever the participants are called.
 - Size. A plan is a lazy sequence: its length is counted, and each session is computed when it is
   read (by position, in O(participants x table size), or in order), so a plan of millions of
   sessions costs nothing until it is played.
@@ -46,6 +48,8 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, overload
+
+from ..storage import commitment_of
 
 if TYPE_CHECKING:
     from ._config import TournamentConfig
@@ -78,13 +82,14 @@ class PlannedSession:
     """Which seating of the block this is, from 0 (the base seating)."""
 
 
-def commitment(secret: str) -> str:
-    """The SHA-256 hex digest of the tournament secret, published before the first session.
+def commitment(secret: str, deals_sha256: str | None = None) -> str:
+    """The seed commitment, published before the first session: the SHA-256 hex digest of the
+    tournament secret, or with a deal book, of the secret and the book's SHA-256 (`commitment_of`).
 
     >>> commitment("abc")
     'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
     """
-    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+    return commitment_of(secret, deals_sha256)
 
 
 def block_seed(secret: str, table: Sequence[str], block_number: int) -> str:
@@ -232,7 +237,8 @@ class Plan(Sequence[PlannedSession]):
 
     def _session(self, first_index: int, number: int, block_number: int, base: tuple[str, ...]) -> list[PlannedSession]:
         # The sessions of one block; `first_index` is the 1-based plan position of its first mirror.
-        seed = block_seed(self._config.seed, base, number)
+        deals = self._config.deals
+        seed = deals.seeds[block_number - 1] if deals is not None else block_seed(self._config.seed, base, number)
         block = f"b{block_number:04d}"
         if self._config.duplicate:
             seatings = list(enumerate(mirrors(base)))
