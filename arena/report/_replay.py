@@ -202,6 +202,9 @@ class _Builder:
             found = _seat_map(start, "stacks", 1, len(self.bots))
             self.stacks = [_amount({"event": "session_start", "stack": found.get(seat, "0")}, "stack", 1)
                            for seat in range(len(self.bots))]
+        self.opening_stake: Amount | None = None if stacks is None else _amount(start, "opening_stake", 1)
+        self.stake = self.opening_stake
+        """The deal's current stake, in a stake profile: the table stake at each deal, then each raise's."""
         self.dark: set[int] = set()
         """Seats that may still bet without having seen their cards."""
         self.steps: list[dict[str, Any]] = []
@@ -244,6 +247,8 @@ class _Builder:
         }
         if self.stacks is not None:
             step["stacks"] = [_text(stack + balance) for stack, balance in zip(self.stacks, self.balances, strict=True)]
+        if self.stake is not None:
+            step["stake"] = _text(self.stake)
         if fault is not None:
             step["fault"] = fault
             step["reason"] = reason
@@ -270,6 +275,7 @@ class _Builder:
                                   "amount": None, "shown": None, "svaras": 0, "balances": None})
             self.cards = {seat: (_cards(hands[seat], number) if seat in hands else None) for seat in dealt}
             self.values, self.folded, self.faulted = {}, set(), {}
+            self.stake = self.opening_stake
             unseen = record.get("unseen")
             self.dark = {s for s in unseen if isinstance(s, int)} if isinstance(unseen, list) else set()
             what = (f"Pot {self.pot_number}" if self.replay == 0
@@ -389,6 +395,8 @@ class _Builder:
         action = record.get("kind")
         name, paid = self.name(seat), _text(amount)
         stake = record.get("stake")
+        if self.stake is not None and stake is not None:
+            self.stake = _amount(record, "stake", number)
         if action == "fold":
             self.folded.add(seat)
             text = f"{name} folds"

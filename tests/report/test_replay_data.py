@@ -160,6 +160,8 @@ def test_the_profiles_events_are_shown_and_their_secrets_kept() -> None:
     returned = next(step for step in organiser["steps"] if step["kind"] == "returned")
     assert returned["pot"] == "10" and returned["balances"] == ["-2", "-5", "-3"]
     assert returned["stacks"] == ["18", "15", "0"] and organiser["options"] == {"deck": "36"}
+    # The current stake: the table stake from the deal, the raise's after it.
+    assert [step["stake"] for step in organiser["steps"]][:2] == ["2", "2"] and returned["stake"] == "4"
     assert organiser["notes"] == [] and organiser["steps"][-1]["balances"] == ["3", "-5", "2"]
     # Seat 0 bets dark: its own cards are not in its view until it looks; seat 2 never sees the
     # comparison's hands, seat 1 (the opener) does.

@@ -135,6 +135,9 @@
       cost.textContent = "";
     }
     document.getElementById("pot-amount").textContent = step.pot;
+    // A stake table's current stake: the table stake at each deal, then each raise's (none on other tables).
+    document.getElementById("stake-line").hidden = step.stake === undefined;
+    document.getElementById("stake-amount").textContent = step.stake === undefined ? "" : step.stake;
     document.getElementById("step-number").value = String(index + 1);
     renderSeats(step);
     renderLog(index);
