@@ -139,10 +139,11 @@ class CpuWatch:
         return max(0.0, min(longest / 1e9, unused))
 
     def ran_since(self, mark: CpuMark) -> float:
-        """CPU seconds all the bot's threads ran since `mark` (one read per thread; a thread born
-        since counts from its start, one that ended since is not counted)."""
+        """CPU seconds the bot's threads ran since `mark`: the threads listed when it (or a later
+        `kept_since`) was taken, read through the files already open, one read each and no listing
+        (a thread born since is counted from the next call on; one that ended since is not counted)."""
         ran = 0
-        for tid, (run, _) in self._read(self.threads()).items():
+        for tid, (run, _) in self._read(self._tids).items():
             ran += run - mark.threads.get(tid, (0, 0))[0]
         return max(0, ran) / 1e9
 
