@@ -109,7 +109,13 @@ def _crosstable_page(site: Site, results: Results, pairs: Mapping[tuple[str, str
                                    f"{a} against {b}: finished above {_score(record.score)} of {record.sessions} "
                                    f"sessions, net chips {chips_text(record.chips)}"))
         grid.append((a, cells))
-    return site.render("crosstable.html", "crosstable.html", names=names, grid=grid, score=_score)
+    legend = [(heat_colour(share), label) for share, label in _HEAT_LEGEND]
+    return site.render("crosstable.html", "crosstable.html", names=names, grid=grid, score=_score, legend=legend)
+
+
+_HEAT_LEGEND = ((0.0, "lost every session"), (0.25, "a quarter"), (0.5, "even"), (0.75, "three quarters"),
+                (1.0, "won every one"))
+"""The heatmap's legend: the colour of a score share, and what the share means."""
 
 
 def _score(score: Fraction) -> str:

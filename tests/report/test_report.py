@@ -127,6 +127,11 @@ def test_the_crosstable_heatmap_shows_crosstable_csv(played: tuple[Path, str]) -
                 f"{said}{cell.attrs['data-score']} of {cell.attrs['data-sessions']} sessions")
     assert shown == {(line[0], opponent): cell for line in lines for opponent, cell in zip(header[1:], line[1:],
                                                                                          strict=True)}
+    # A legend says what the colours mean: red for a lost share, white even, green a won share.
+    legend = parse(results / "report" / "crosstable.html").find("ul", id="heat-legend").find_all("li")
+    assert [(item.find("span", class_="swatch").attrs["style"], item.text.strip()) for item in legend][::2] == [
+        ("background-color: #f4a3a3", "lost every session"), ("background-color: #ffffff", "even"),
+        ("background-color: #9fdcae", "won every one")]
 
 
 def test_the_sessions_list_shows_every_stored_session_and_result(played: tuple[Path, str]) -> None:
