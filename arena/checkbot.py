@@ -39,6 +39,7 @@ from .engine import (
     Fold,
     LegalActions,
     Look,
+    Mix,
     MultiwayOpen,
     Open,
     Phase,
@@ -303,7 +304,7 @@ class _Checker:
         detail = "; ".join(problems) or f"name {info.name!r}, version {info.version!r}, {elapsed * 1000:.0f} ms"
         self.report(Check(not problems, "hello", detail))
 
-    async def _legal_action(self, state: SessionState, notices: Notices, session_id: str) -> Action:
+    async def _legal_action(self, state: SessionState, notices: Notices, session_id: str) -> Action | Mix:
         action = await self.bot.act(turn_view(state), notices, session_id=session_id)
         verify_reply(state, action)
         return action
@@ -347,7 +348,9 @@ class _Checker:
             self.report(Check(True, what, f"acknowledged, {answered[1] * 1000:.0f} ms{_carrying(earlier)}"))
 
 
-def _describe(action: Action) -> str:
+def _describe(action: Action | Mix) -> str:
+    if isinstance(action, Mix):
+        return "mix " + ", ".join(f"{_describe(entry)} {p!r}" for entry, p in action.entries)
     match action:
         case Bet(amount):
             return f"bet {amount}"

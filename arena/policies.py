@@ -20,6 +20,7 @@ from .engine import (
     HandEvaluator,
     LegalActions,
     Look,
+    Mix,
     MultiwayOpen,
     Open,
     Phase,
@@ -37,11 +38,11 @@ from .engine import (
 
 
 class Policy(Protocol):
-    """A player that decides from what its seat may know."""
+    """A player that decides from what its seat may know: an action, or a `Mix` for the engine to draw from."""
 
     name: str
 
-    def act(self, view: TurnView) -> Action: ...
+    def act(self, view: TurnView) -> Action | Mix: ...
 
     def svara(self, view: SvaraView) -> SvaraAnswer: ...
 
@@ -61,11 +62,40 @@ class RandomPolicy:
     the engine benchmark plays with this policy): uniform to within a float's rounding.
     """
 
-    def __init__(self, rng: random.Random, *, name: str = "random") -> None:
+    def __init__(self, rng: random.Random, *, name: str = "random", mixed: bool = False) -> None:
         self.name = name
         self._random = rng.random
+        self._mixed = mixed
+        """Answer with the uniform `Mix` of the choices (a look is drawn here, as it cannot be mixed)."""
 
-    def act(self, view: TurnView) -> Action:
+    def act(self, view: TurnView) -> Action | Mix:
+        if not self._mixed:
+            return self._plain(view)
+        # The same choices, each amount drawn here, with equal probabilities: the engine draws the action.
+        choices = self._choices(view)
+        if _LOOK in choices:
+            return choices[int(self._random() * len(choices))]
+        return Mix(tuple((choice, 1 / len(choices)) for choice in choices))
+
+    def _choices(self, view: TurnView) -> list[Action]:
+        """What `_plain` chooses among, without the second bet when it repeats the first."""
+        legal = view.legal
+        if not legal.can_bet:
+            return self._profile_choices(legal)
+        low = legal.min_bet
+        choices: list[Action] = [_FOLD, _bet(low)]
+        least, top = math.ceil(low), int(legal.max_bet)
+        if top > low:
+            amount = least + int(self._random() * (top - least + 1))
+            if amount != low:
+                choices.append(_bet(amount))
+        if legal.show_amount is not None:
+            choices.append(_SHOW)
+        if legal.multiway_amount is not None:
+            choices.append(_MULTIWAY_OPEN)
+        return choices
+
+    def _plain(self, view: TurnView) -> Action:
         legal = view.legal
         if not legal.can_bet:
             choices = self._profile_choices(legal)
@@ -160,8 +190,10 @@ def play_in_process(rules: Rules, policies: Sequence[Policy], *, seed: str, sess
         policy = policies[state.to_act]
         if phase is svara_offer:
             state.apply(policy.svara(svara_view(state)))
+        elif isinstance(action := policy.act(turn_view(state)), Mix):
+            state.apply_mix(action)
         else:
-            state.apply(policy.act(turn_view(state)))
+            state.apply(action)
     return state
 
 

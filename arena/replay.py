@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .engine import (
+    Acted,
     Action,
     ArenaError,
     Bet,
@@ -26,6 +27,7 @@ from .engine import (
     DarkBet,
     Fault,
     IllegalActionError,
+    Mix,
     MultiwayOpen,
     Open,
     Phase,
@@ -36,6 +38,8 @@ from .engine import (
     Support,
     deck_order,
     edition_of_history_format,
+    format_amount,
+    mix_draw,
     parse_amount,
     profile,
     seeded_shuffler,
@@ -103,7 +107,7 @@ def _start(records: Sequence[dict[str, Any]], path: str) -> SessionState:
             max_bet=parse_amount(_field(first, "max_bet", 1, path)),
             max_actions=int(_field(first, "max_actions", 1, path)),
             pots_per_session=int(_field(first, "pots", 1, path)),
-            edition=edition_of_history_format(first.get("format", 1)),
+            edition=edition_of_history_format(history_format := first.get("format", 1)),
         )
         bots = [seat["bot"] for seat in _field(first, "seats", 1, path)]
         seed = str(_field(first, "seed", 1, path))
@@ -117,7 +121,8 @@ def _start(records: Sequence[dict[str, Any]], path: str) -> SessionState:
         else:
             shuffler = stacked_shuffler(deals, seeded_shuffler(seed, rules.deck), cards=rules.cards)
         return SessionState(rules, bots=bots, seed=seed, session=str(first.get("session", "")),
-                            first_dealer=int(_field(first, "first_dealer", 1, path)), shuffler=shuffler)
+                            first_dealer=int(_field(first, "first_dealer", 1, path)), shuffler=shuffler,
+                            history_format=history_format)
     except HistoryError:
         raise
     except (ArenaError, ValueError, TypeError, KeyError) as error:
@@ -178,7 +183,9 @@ def _apply_decision(state: SessionState, record: dict[str, Any], line: int, path
         if kind != "action":
             raise HistoryError(path, line, f"a betting action (or a look) is due, not {kind!r}")
         action = _field(record, "kind", line, path)
-        if action == "fold":
+        if "mix" in record:
+            _apply_mix(state, record, line, path)
+        elif action == "fold":
             state.fold(fault=fault)
         elif action in _PAYING:
             state.apply(_PAYING[action](parse_amount(_field(record, "amount", line, path))))
@@ -190,6 +197,24 @@ def _apply_decision(state: SessionState, record: dict[str, Any], line: int, path
             raise HistoryError(path, line, f"unknown action kind {action!r}")
     except (IllegalActionError, ValueError) as error:
         raise HistoryError(path, line, f"illegal: {error}") from None
+
+
+def _apply_mix(state: SessionState, record: dict[str, Any], line: int, path: str) -> None:
+    """Re-derive a mixed decision's draw and the action it picks; either one differing is tampering."""
+    mix = Mix.from_json(record["mix"])
+    start = state.events[0]
+    assert isinstance(start, SessionStarted)
+    draw = mix_draw(start.seed, start.session, state.actions_taken)
+    if record.get("draw") != draw:
+        raise HistoryError(path, line, f"tampered: the recorded draw {record.get('draw')!r} is not the one the "
+                           f"session's seed gives this decision ({draw!r}, action event {state.actions_taken})")
+    acted = next(event for event in state.apply_mix(mix) if isinstance(event, Acted))
+    picked = {"kind": acted.kind, **({"stake": format_amount(acted.stake)} if acted.stake is not None else {}),
+              **({} if acted.kind in ("raise", "fold") else {"amount": format_amount(acted.amount)})}
+    recorded = {name: record.get(name) for name in picked}
+    if recorded != picked:
+        raise HistoryError(path, line, f"tampered: the draw {draw!r} picks {picked} from the mix, but the history "
+                           f"records {recorded}")
 
 
 _VERBS = {"dark_bet": "bets dark", "raise": "raises to pay", "multiway_open": "opens against the previous payer for",
@@ -212,7 +237,7 @@ def describe_event(record: dict[str, Any], names: Sequence[str]) -> str | None:
         paid = "" if record["kind"] == "fold" else f" {record['amount']}"
         stake = f" (stake {record['stake']})" if "stake" in record else ""
         verb = _VERBS.get(record["kind"], record["kind"] + "s")
-        return f"  {names[record['seat']]} {verb}{paid}{stake}{fault}"
+        return f"  {names[record['seat']]} {verb}{paid}{stake}{fault}{_mixed(record)}"
     if kind == "look":
         cards = f": {' '.join(record['cards'])}" if record["cards"] else ""
         return f"  {names[record['seat']]} looks{cards}"
@@ -244,6 +269,15 @@ def describe_event(record: dict[str, Any], names: Sequence[str]) -> str | None:
         balances = ", ".join(f"{names[int(seat)]} {amount}" for seat, amount in record["balances"].items())
         return f"Balances: {balances}. Winner: {', '.join(names[seat] for seat in record['winners'])}"
     return None
+
+
+def _mixed(record: dict[str, Any]) -> str:
+    """A mixed decision's distribution and draw, as the account tells them."""
+    if "mix" not in record:
+        return ""
+    entries = ", ".join(" ".join([entry["kind"], *([entry[name]] if (name := "stake" if "stake" in entry else "amount")
+                                                   in entry else []), f"{entry['p']:g}"]) for entry in record["mix"])
+    return f" (drawn {record['draw']:.6f} from: {entries})"
 
 
 def account(state: SessionState) -> list[str]:

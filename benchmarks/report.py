@@ -25,7 +25,7 @@ from typing import Any
 
 import trio
 
-from arena.engine import Action, SvaraAnswer, SvaraView, TurnView
+from arena.engine import Action, Mix, SvaraAnswer, SvaraView, TurnView
 from arena.history import history_text
 from arena.policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
 from arena.report import write_report
@@ -57,7 +57,7 @@ class _Timed:
         self.name = policy.name
         self.times: list[float] = []
 
-    def act(self, view: TurnView) -> Action:
+    def act(self, view: TurnView) -> Action | Mix:
         begun = time.perf_counter()
         action = self.policy.act(view)
         self.times.append((time.perf_counter() - begun) * 1000)

@@ -1,9 +1,11 @@
 """A bot that plays a uniformly random legal action: a baseline and a fuzzer for the arena.
 
-Each turn it picks one of the actions allowed with equal chance: fold, bet, show, and in other
+Each turn it gives each of the actions allowed an equal chance: fold, bet, show, and in other
 profiles dark bet, look, support, raise, open, call, multiway open; an amount (a bet's, a dark
 bet's, a raise's new stake) is drawn uniformly from the whole numbers between the bounds (plus the
-lower bound itself when that is a fraction). It accepts a svara offer with probability one half.
+lower bound itself when that is a fraction). It answers with that distribution (`turn.mix`), so the
+arena draws the action and records the probabilities; a turn where it may look is drawn by the bot
+itself (a look cannot be mixed). It accepts a svara offer with probability one half.
 
 Seed it for reproducible play with `--seed S` or the environment variable SEKA_BOT_SEED;
 unseeded it draws from the system's entropy.
@@ -29,6 +31,7 @@ from arena.sdk import (
     Fold,
     Hello,
     Look,
+    Mix,
     MultiwayOpen,
     Open,
     Raise,
@@ -69,7 +72,7 @@ class RandomBot(Bot):
         # (`bot_processes: reuse`) plays each as a fresh one would.
         self.rng = random.Random(self.seed)
 
-    def act(self, turn: Turn) -> Action:
+    def act(self, turn: Turn) -> Action | Mix:
         legal = turn.legal
         # In the order of a georgian turn first (fold, bet, show), so a seeded bot plays as before.
         choices: list[Callable[[], Action]] = [Fold]
@@ -87,7 +90,9 @@ class RandomBot(Bot):
                    legal.call_amount is not None, legal.can_multiway_open)
         choices += [action for action, ok in zip((Look, Support, Open, Call, MultiwayOpen), allowed, strict=True)
                     if ok]
-        return self.rng.choice(choices)()
+        if legal.can_look:
+            return self.rng.choice(choices)()
+        return turn.mix([(make(), 1 / len(choices)) for make in choices])
 
     def svara(self, offer: SvaraOffer) -> bool:
         return self.rng.random() < 0.5

@@ -1,6 +1,7 @@
 """Every released history format still reads: `tests/histories/format-N-PROFILE.jsonl` were written by the
 arena of that format (format 1 by 904e8eb, the last before format 2, including the stake profiles' returned
-chips of rules edition 1) and are never regenerated. `replay` re-checks each under the rules it was
+chips of rules edition 1; format 3 with mixed replies, by in-process policies that answer with distributions)
+and are never regenerated. `replay` re-checks each under the rules it was
 played with, and the report's viewer reads each without a note. A new format adds its files here."""
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from arena.engine import HISTORY_FORMAT
-from arena.replay import replay_file
-from arena.report import replay_data
+from arena.history import HistoryError
+from arena.replay import replay_file, replay_records
+from arena.report import SPECTATOR, replay_data
 
 HISTORIES = Path(__file__).parent / "histories"
 FILES = sorted(HISTORIES.glob("format-*.jsonl"))
@@ -51,3 +53,43 @@ def test_format_1_stake_histories_keep_their_returned_chips() -> None:
                 if '"returned"' in line]
     assert returned and all("raise" not in record for record in returned)
     assert not any('"returned"' in path.read_text() for path in FILES if _format(path) >= 2)
+
+
+FORMAT_3 = [path for path in FILES if _format(path) == 3]
+
+
+@pytest.mark.parametrize("path", FORMAT_3, ids=lambda path: path.stem)
+def test_format_3_records_mixed_replies_that_replay_checks_draw_by_draw(path: Path) -> None:
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    mixed = [number for number, record in enumerate(records) if "mix" in record]
+    assert mixed and all(list(records[number])[-2:] == ["mix", "draw"] for number in mixed)
+    number = mixed[0]
+    tampered = [dict(record) for record in records]
+    tampered[number]["draw"] = 1 - records[number]["draw"]
+    with pytest.raises(HistoryError, match=f"<history>:{number + 1}: tampered: the recorded draw"):
+        replay_records(tampered)
+    # Another entry of the mix recorded as the action taken, with the draw left as it was.
+    record = records[number]
+    other = next(entry for entry in record["mix"] if entry["kind"] != record["kind"])
+    forged = {key: value for key, value in record.items() if key not in ("stake",)}
+    forged.update(kind=other["kind"], **({"amount": other["amount"]} if "amount" in other else {}),
+                  **({"stake": other["stake"]} if "stake" in other else {}))
+    tampered = [dict(record) for record in records]
+    tampered[number] = forged
+    with pytest.raises(HistoryError, match=f"<history>:{number + 1}: tampered: the draw .* picks"):
+        replay_records(tampered)
+
+
+@pytest.mark.parametrize("path", FORMAT_3, ids=lambda path: path.stem)
+def test_the_viewer_shows_a_mix_to_the_organiser_and_its_seat_but_never_to_a_spectator(path: Path) -> None:
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    seat = next(record["seat"] for record in records if "mix" in record)
+    drawn = "drawn by the arena, at "
+
+    def shown(view: int | None) -> set[int]:
+        return {step["actor"] for step in replay_data(records, seat=view)["steps"] if drawn in step["text"]}
+
+    assert seat in shown(None) and shown(seat) == {seat}
+    assert shown(SPECTATOR) == set()
+    assert "draw" not in json.dumps(replay_data(records, seat=SPECTATOR)) and "mix" not in json.dumps(
+        replay_data(records, seat=SPECTATOR)["steps"])

@@ -65,6 +65,12 @@ from ._hands import hand_evaluator as hand_evaluator
 from ._hands import seka21_value as seka21_value
 from ._hands import seka36_value as seka36_value
 from ._hands import svara32_value as svara32_value
+from ._mix import MAX_MIX_ENTRIES as MAX_MIX_ENTRIES
+from ._mix import MIX_TOLERANCE as MIX_TOLERANCE
+from ._mix import Mix as Mix
+from ._mix import choose as choose
+from ._mix import mix_draw as mix_draw
+from ._mix import mix_kind as mix_kind
 from ._rules import GEORGIAN as GEORGIAN
 from ._rules import HISTORY_FORMAT as HISTORY_FORMAT
 from ._rules import PROFILE_SPECS as PROFILE_SPECS

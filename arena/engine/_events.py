@@ -14,6 +14,7 @@ from ._actions import Fault
 from ._amounts import Amount, format_amount
 from ._cards import Card
 from ._hands import HandValue
+from ._mix import Mix
 
 Hands = Mapping[int, tuple[Card, ...]]
 
@@ -116,6 +117,10 @@ class Acted:
     fault: Fault | None = None
     stake: Amount | None = None
     """A raise's new current stake (stake profiles)."""
+    mix: Mix | None = None
+    """The distribution the bot answered with, when it answered with one (history format 3)."""
+    draw: float | None = None
+    """The uniform that picked this action from `mix` (`arena.engine.mix_draw`); None without a mix."""
 
     def to_json(self) -> dict[str, Any]:
         record: dict[str, Any] = {"event": self.KIND, "seat": self.seat, "kind": self.kind,
@@ -124,6 +129,9 @@ class Acted:
             record["fault"] = self.fault.value
         if self.stake is not None:
             record["stake"] = format_amount(self.stake)
+        if self.mix is not None:
+            record["mix"] = self.mix.to_json()
+            record["draw"] = self.draw
         return record
 
 

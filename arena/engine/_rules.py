@@ -94,17 +94,18 @@ RULES_EDITION = 2
 of chips: only a raise is given back in part, and the ante is the table stake. Edition 1 is kept only so
 that a history written before it replays under the rules it was played with."""
 
-HISTORY_FORMAT = 2
-"""The format new histories are written in (docs/history.md); format 1 names no format."""
+HISTORY_FORMAT = 3
+"""The format new histories are written in (docs/history.md); format 1 names no format. Format 3 added
+mixed replies (an action's `mix` and `draw`) to the rules of edition 2."""
 
-_EDITION_OF_FORMAT = {1: 1, 2: 2}
+_EDITION_OF_FORMAT = {1: 1, 2: 2, 3: 2}
 
 
 def edition_of_history_format(history_format: object) -> int:
     """The rules edition a history of this format was played under.
 
-    >>> edition_of_history_format(1), edition_of_history_format(2)
-    (1, 2)
+    >>> edition_of_history_format(1), edition_of_history_format(2), edition_of_history_format(3)
+    (1, 2, 2)
     """
     if type(history_format) is not int or history_format not in _EDITION_OF_FORMAT:
         known = ", ".join(map(str, _EDITION_OF_FORMAT))

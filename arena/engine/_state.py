@@ -77,6 +77,7 @@ from ._events import (
     SvaraDeclared,
 )
 from ._hands import HandValue
+from ._mix import Mix, choose, mix_draw
 from ._rules import CurrentStake, Ending, Rules, Tie, history_format_of_edition
 from ._shuffle import Shuffler, draw_first_dealer, seeded_shuffler
 
@@ -128,7 +129,10 @@ class SessionState:
         session: str = "",
         first_dealer: int | None = None,
         shuffler: Shuffler | None = None,
+        history_format: int | None = None,
     ) -> None:
+        """`history_format`: the format of the history this session writes; by default the one of its rules'
+        edition (a replay passes the format of the history it re-checks, which must come out as written)."""
         seats = len(bots)
         if not rules.min_seats <= seats <= rules.max_seats:
             raise IllegalActionError(
@@ -139,6 +143,13 @@ class SessionState:
             raise IllegalActionError(f"first dealer must be a seat 0..{seats - 1}, not {first_dealer}")
         self.rules = rules
         self.seats = seats
+        self.history_format = history_format_of_edition(rules.edition) if history_format is None else history_format
+        self._mix_key = (seed, session)
+        """What every draw of a mixed reply is derived from, with the decision's index (`mix_draw`)."""
+        self.actions_taken = 0
+        """`action` events so far in the session: the index of the next one's draw (`mix_draw`)."""
+        self._pending_mix: tuple[Mix, float] | None = None
+        """The mix and draw `apply_mix` hands to the action event it is about to record."""
         self.bots: tuple[str, ...] = tuple(bots)
         self._shuffle = shuffler or seeded_shuffler(seed, rules.deck)
         self._evaluate = rules.evaluator.value
@@ -202,7 +213,7 @@ class SessionState:
             max_actions=rules.max_actions, first_dealer=first_dealer,
             dealing="seeded" if shuffler is None else "stacked",
             options=() if rules.is_plain_georgian else rules.options,
-            stacks=() if stack is None else (stack,) * seats, format=history_format_of_edition(rules.edition)))
+            stacks=() if stack is None else (stack,) * seats, format=self.history_format))
         self._start_ordinary_deal(first_dealer)
         self._done(0)
 
@@ -638,6 +649,35 @@ class SessionState:
             case _:
                 raise IllegalActionError(f"not an action: {action!r}")
 
+    def verify_mix(self, mix: Mix) -> None:
+        """Raise `IllegalActionError` unless `apply_mix(mix)` is allowed now: a well-formed mix of this
+        betting turn's legal actions (every entry, even one of probability 0), in a history of format 3 on."""
+        if self.history_format < 3:
+            raise IllegalActionError(f"history format {self.history_format} has no mixed replies")
+        self._verify_phase(_BETTING, "answer with a mix")
+        problem = mix.problem()
+        if problem is not None:
+            raise IllegalActionError(problem)
+        for position, (action, _) in enumerate(mix.entries, start=1):
+            try:
+                self.verify(action)
+            except IllegalActionError as error:
+                raise IllegalActionError(f"entry {position} of the mix: {error}") from None
+
+    def apply_mix(self, mix: Mix) -> list[Event]:
+        """Draw this turn's action from `mix` and apply it; its `action` event records the mix and the draw.
+
+        The draw is `mix_draw(seed, session, index of this action event)`: the same mix at the same point
+        of the same session always picks the same action (see `arena.engine.choose`).
+        """
+        self.verify_mix(mix)
+        draw = mix_draw(*self._mix_key, self.actions_taken)
+        self._pending_mix = (mix, draw)
+        try:
+            return self.apply(choose(mix, draw))
+        finally:
+            self._pending_mix = None
+
     def apply(self, action: Action | None, *, fault: Fault | None = None) -> list[Event]:
         """Dispatch one decision; `fault` turns it into the arena's fold or decline."""
         if fault is not None:
@@ -696,7 +736,13 @@ class SessionState:
         """Record the betting action of the seat to act (it counts toward the deal's cap)."""
         seat = self.to_act
         assert seat is not None
-        action = _action_event(seat, kind, amount, fault, stake)
+        if self._pending_mix is None:
+            action = _action_event(seat, kind, amount, fault, stake)
+        else:
+            mix, draw = self._pending_mix
+            action = Acted(seat, kind, amount, fault, stake, mix, draw)
+            self._pending_mix = None
+        self.actions_taken += 1
         self.actions_in_deal += 1
         self.acted.add(seat)
         self.events.append(action)

@@ -24,6 +24,7 @@ from ..engine import (
     Amount,
     Event,
     Fault,
+    Mix,
     Phase,
     Rules,
     SessionEnded,
@@ -146,14 +147,14 @@ async def _hello(bots: Sequence[BotConnection], rules: Rules, session_id: str) -
     await _each_bot(bots, greet)
 
 
-async def _ask(bot: BotConnection, state: SessionState, session_id: str, notices: Notices) -> Action:
-    """The bot's decision, one the rules allow now, `notices` told first.
+async def _ask(bot: BotConnection, state: SessionState, session_id: str, notices: Notices) -> Action | Mix:
+    """The bot's decision (an action, or a mix of actions), one the rules allow now, `notices` told first.
 
     Raises:
         BotFault: the bot has no such decision (an illegal one included); any other error is the arena's.
     """
     if state.phase is Phase.SVARA_OFFER:
-        action: Action = await bot.svara(svara_view(state), notices, session_id=session_id)
+        action: Action | Mix = await bot.svara(svara_view(state), notices, session_id=session_id)
     else:
         action = await bot.act(turn_view(state), notices, session_id=session_id)
     verify_reply(state, action)
@@ -167,7 +168,9 @@ async def _decide(bot: BotConnection, state: SessionState, session_id: str, noti
     seat, line = state.to_act, len(state.events) + 1
     assert seat is not None
     try:
-        events = state.apply(await _ask(bot, state, session_id, notices))
+        action = await _ask(bot, state, session_id, notices)
+        # A mix is drawn from by the engine, from the session's seed and the decision's index (`arena.engine.mix_draw`).
+        events = state.apply_mix(action) if isinstance(action, Mix) else state.apply(action)
     except BotFault as fault:
         bot.telemetry.record_fault(fault.kind, fault.detail)
         events = state.apply(None, fault=fault.kind)

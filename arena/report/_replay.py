@@ -40,6 +40,8 @@ _KNOWN = frozenset({"session_start", "deal", "look", "ante", "action", "comparis
 _CARD_FIELDS = {"session_start": ("options",), "deal": ("hands",), "look": ("cards",), "comparison": ("hands",),
                 "showdown": ("hands",), "reveal": ("hands",)}
 """The fields of docs/history.md that hold cards (options: classic's `wild` names one), redacted above."""
+_MIX_FIELDS = ("mix", "draw")
+"""An action's distribution and draw (format 3): its own seat's and the organisers' to see."""
 _SECRET_START_FIELDS = ("seed",)
 """A seeded history's seed deals every card of the session: a seat never learns it."""
 SPECTATOR = -1
@@ -88,8 +90,9 @@ def _holds_card(value: object) -> bool:
 
 def redact_records(records: Sequence[Mapping[str, Any]], seat: int) -> list[dict[str, Any]]:
     """The records as `seat` could know them: its own hand in each deal, the hands shown at a showdown
-    or a forced reveal, every public action; no seed; no card in an event kind this viewer does not know.
-    With `SPECTATOR` (a seat nobody holds), no hand but those shown.
+    or a forced reveal, every public action; its own mixed replies' distributions and draws, no other
+    seat's; no seed; no card in an event kind this viewer does not know.
+    With `SPECTATOR` (a seat nobody holds), no hand but those shown and no distribution.
     """
     redacted: list[dict[str, Any]] = []
     for record in records:
@@ -114,6 +117,8 @@ def redact_records(records: Sequence[Mapping[str, Any]], seat: int) -> list[dict
         elif kind == "comparison":
             if seat not in (record.get("opener"), record.get("target")):
                 copy["hands"], copy["values"] = {}, {}
+        elif kind == "action" and record.get("seat") != seat:
+            copy = _without_mix(copy)
         # Any other field that holds a card (an unknown kind's, or a field a later writer added to a
         # known kind) is dropped: this viewer cannot know who saw it.
         allowed = _CARD_FIELDS.get(str(kind), ())
@@ -123,6 +128,17 @@ def redact_records(records: Sequence[Mapping[str, Any]], seat: int) -> list[dict
             copy["hidden_fields"] = hidden
         redacted.append(copy)
     return redacted
+
+
+def _without_mix(record: dict[str, Any]) -> dict[str, Any]:
+    # A mix shows the bot's policy with the cards it held: its own seat's and the organisers' alone.
+    return {key: value for key, value in record.items() if key not in _MIX_FIELDS}
+
+
+def without_mixes(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The records without any seat's mixed replies (`mix`, `draw`): what a report published with every
+    hand shows; the distributions stay their authors' and the organisers'."""
+    return [_without_mix(dict(record)) if record.get("event") == "action" else dict(record) for record in records]
 
 
 def _amount(record: Mapping[str, Any], field: str, number: int) -> Amount:
@@ -404,7 +420,7 @@ class _Builder:
             text = _ACTION_TEXT[action].format(name=name, paid=paid, stake=stake)
         else:
             text = f"{name}: {action}, pays {paid}" + (f", stake {stake}" if stake is not None else "")
-        self._fault_step(number, "action", text, seat, record.get("fault"))
+        self._fault_step(number, "action", text + _mix_text(record), seat, record.get("fault"))
 
     def _compare(self, record: Mapping[str, Any], number: int, kind: str) -> None:
         seats = len(self.bots)
@@ -499,6 +515,20 @@ _ACTION_TEXT = {
     "multiway_open": "{name} pays {paid} to compare hands with the last payer",
 }
 """How each action kind of docs/history.md reads; a kind not here is shown as its fields."""
+
+
+def _mix_text(record: Mapping[str, Any]) -> str:
+    """A mixed decision's distribution and the arena's draw, as a step says them (docs/history.md, format 3)."""
+    mix, draw = record.get("mix"), record.get("draw")
+    if not isinstance(mix, list) or not isinstance(draw, float):
+        return ""
+    entries = []
+    for entry in mix:
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("p"), (int, float)):
+            return f" (drawn from a mix this viewer cannot read: {_generic(mix)})"
+        named = entry.get("amount", entry.get("stake"))
+        entries.append(f"{entry.get('kind')}{'' if named is None else ' ' + str(named)} {entry['p']:.4g}")
+    return f" (drawn by the arena, at {draw:.4f}, from: {', '.join(entries)})"
 
 
 def _generic(value: object) -> str:

@@ -25,7 +25,7 @@ from markupsafe import Markup
 from ..engine import Amount, parse_amount
 from ..history import read_history, read_resources
 from ..storage import FaultReason, SessionRecord, SessionStatus, Store
-from ._replay import SPECTATOR, card_name, card_text, replay_data
+from ._replay import SPECTATOR, card_name, card_text, replay_data, without_mixes
 from ._site import Site, page_name, session_page
 
 REPLAY_ASSETS = ("report.css", "replay.css", "replay.js")
@@ -47,7 +47,8 @@ class Audience(enum.Enum):
     fault reasons (a crash's reason quotes the bot's stderr, which is its author's)."""
     PUBLIC_HANDS = "public-hands"
     """Every hand and the seed, as organisers see the table (published once a tournament is over, as
-    the ACPC publishes its hand logs after the competition); still no seat pages, logs or reasons."""
+    the ACPC publishes its hand logs after the competition); still no seat pages, logs, reasons or
+    mixed replies' distributions."""
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,8 @@ def _public_page(site: Site, session: SessionHistory, records: list[dict[str, An
     # A public report's one page of a session: a spectator's view, or every hand once published;
     # never the arena's fault reasons (they may quote a bot's stderr) nor a log. The decisions'
     # times are public, as a spectator at the table sees how long each player thinks.
-    data = replay_data(records, seat=SPECTATOR if audience is Audience.PUBLIC else None, resources=resources)
+    data = (replay_data(records, seat=SPECTATOR, resources=resources) if audience is Audience.PUBLIC
+            else replay_data(without_mixes(records), resources=resources))
     pots = Markup(pots_template.render(data=data, curve=balance_curve(data["curve"], data["bots"])))
     page = session_page(session.session)
     label = "Spectator: the hands shown" if audience is Audience.PUBLIC else "Every hand"

@@ -23,6 +23,7 @@ from ..engine import HandEvaluator as HandEvaluator
 from ..engine import HandValue as HandValue
 from ..engine import LegalActions as LegalActions
 from ..engine import Look as Look
+from ..engine import Mix as Mix
 from ..engine import MultiwayOpen as MultiwayOpen
 from ..engine import Open as Open
 from ..engine import Raise as Raise

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..engine import Action
+from ..engine import Action, Mix
 from ._types import (
     Comparison,
     Deal,
@@ -34,8 +34,9 @@ class Bot:
     version: str = "0"
     """Free text, recorded with the results."""
 
-    def act(self, turn: Turn) -> Action:
-        """Decide a betting turn: return `Fold()`, `Bet(amount)` or `Show()`.
+    def act(self, turn: Turn) -> Action | Mix:
+        """Decide a betting turn: return `Fold()`, `Bet(amount)` or `Show()`, or a mix of them
+        (`turn.mix({Fold(): 0.5, Show(): 0.5})`) for the arena to draw from.
 
         `turn.legal` gives the bounds: a bet from `turn.min_bet` to `turn.max_bet` inclusive,
         a show only when `turn.can_show`. Anything else makes the arena fold the bot.

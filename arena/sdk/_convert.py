@@ -16,6 +16,7 @@ from ..engine import (
     HandEvaluator,
     LegalActions,
     Look,
+    Mix,
     MultiwayOpen,
     Open,
     Raise,
@@ -269,9 +270,12 @@ def _profile_notice_from_proto(request: pb.Notice) -> Told | None:
     return None
 
 
-def action_to_proto(action: Action) -> pb.TurnReply:
+def action_to_proto(action: Action | Mix) -> pb.TurnReply:
     """The reply for what a bot's `act` returned: `Fold()`, `Bet(amount)`, `Show()`, or in other profiles
-    `DarkBet(amount)`, `Look()`, `Support()`, `Raise(stake)`, `Open()`, `Call()`, `MultiwayOpen()`."""
+    `DarkBet(amount)`, `Look()`, `Support()`, `Raise(stake)`, `Open()`, `Call()`, `MultiwayOpen()`; or a
+    `Mix` of them (`turn.mix(...)`), sent as it is: the arena judges it."""
+    if isinstance(action, Mix):
+        return pb.TurnReply(mix=pb.MixedAction(entries=[_weighted(entry, p) for entry, p in action.entries]))
     match action:
         case Fold():
             return pb.TurnReply(fold=pb.FoldAction())
@@ -295,3 +299,14 @@ def action_to_proto(action: Action) -> pb.TurnReply:
             return pb.TurnReply(multiway_open=pb.MultiwayOpenAction())
     raise TypeError(f"act must return Fold(), Bet(amount), Show(), DarkBet(amount), Look(), Support(), Raise(stake), "
                     f"Open(), Call() or MultiwayOpen(), not {action!r}")
+
+
+def _weighted(action: Action, probability: float) -> pb.WeightedAction:
+    """One entry of a mixed reply: the action's case of `TurnReply`, copied into a `WeightedAction`."""
+    reply = action_to_proto(action)
+    case = reply.WhichOneof("action")
+    if case is None or case not in pb.WeightedAction.DESCRIPTOR.fields_by_name:
+        raise TypeError(f"a mix holds betting actions only, not {action!r} (answer a look plainly)")
+    entry = pb.WeightedAction(probability=probability)
+    getattr(entry, case).CopyFrom(getattr(reply, case))
+    return entry

@@ -19,7 +19,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from .._proto.seka.v1 import seka_pb2 as pb
 from .._proto.seka.v1 import seka_pb2_grpc as pb_grpc
-from ..engine import GEORGIAN_EVALUATOR, ArenaError, Bet, HandEvaluator, RulesError, Show
+from ..engine import GEORGIAN_EVALUATOR, ArenaError, Bet, HandEvaluator, Mix, RulesError, Show
 from ..protocol import ADDRESS_ENV, PROTOCOL_VERSION, SERVICE_NAME
 from ._bot import Bot
 from ._convert import action_to_proto, hello_from_proto, notice_from_proto, svara_offer_from_proto, turn_from_proto
@@ -114,6 +114,8 @@ class _Servicer(pb_grpc.SekaBotServicer):
                 LOGGER.warning("illegal bet %s: allowed %s to %s", action.amount, turn.min_bet, turn.max_bet)
             elif isinstance(action, Show) and not turn.can_show:
                 LOGGER.warning("illegal show: showing needs two players in the deal and a previous bet")
+            elif isinstance(action, Mix) and (problem := action.problem()) is not None:
+                LOGGER.warning("malformed mix: %s", problem)
             return action_to_proto(action)
 
         return self._guarded(context, "Act", request, answer)

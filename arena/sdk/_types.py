@@ -18,6 +18,7 @@ from ..engine import (
     HandValue,
     LegalActions,
     Look,
+    Mix,
     Open,
     Raise,
     RulesError,
@@ -274,6 +275,17 @@ class Turn:
         if legal.raise_max is not None:
             return Raise(legal.raise_max)
         return self.stay_in()
+
+    def mix(self, probabilities: Mapping[Action, float] | Sequence[tuple[Action, float]]) -> Mix:
+        """A mixed reply: return it from `act` and the arena draws the action, with a probability for each.
+
+        For instance `turn.mix({Fold(): 0.25, turn.stay_in(): 0.75})`. The arena draws from randomness of
+        its own, derived from the session's secret seed, and records the distribution and the draw in the
+        history. Well formed: betting actions only (no `Look()`), each legal now and at most once, at most
+        64, probabilities finite, at least 0 and summing to 1 within 1e-9; else the arena folds the bot
+        (docs/protocol.md, "Mixed replies")."""
+        pairs = probabilities.items() if isinstance(probabilities, Mapping) else probabilities
+        return Mix(tuple((action, float(p)) for action, p in pairs))
 
     @property
     def opponents(self) -> tuple[int, ...]:

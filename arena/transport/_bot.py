@@ -26,7 +26,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from .._proto.seka.v1 import seka_pb2 as pb
 from .._proto.seka.v1 import seka_pb2_grpc as pb_grpc
-from ..engine import Action, ArenaError, Fault, Rules, SvaraAnswer, SvaraView, TurnView
+from ..engine import Action, ArenaError, Fault, Mix, Rules, SvaraAnswer, SvaraView, TurnView
 from ..isolation import BotProcess, CallTime, Isolation, ProcessLimits, sandbox_env, seal_socket_folder
 from ..protocol import ADDRESS_ENV, SERVICE_NAME
 from ._bridge import PendingCall
@@ -445,9 +445,9 @@ class BotConnection:
         self.telemetry.hello = hello_from_reply(await self._call(self._hello, "Hello", request, timeout=self._decision))
         return self.telemetry.hello
 
-    async def act(self, view: TurnView, notices: Notices = _NO_NOTICES, *, session_id: str) -> Action:
-        """The bot's action at its turn, `notices` told first: well formed, but not yet checked against
-        the rules (`verify_reply` does, against the state).
+    async def act(self, view: TurnView, notices: Notices = _NO_NOTICES, *, session_id: str) -> Action | Mix:
+        """The bot's action at its turn, or its well-formed mix, `notices` told first: not yet checked
+        against the rules (`verify_reply` does, against the state).
 
         Raises:
             BotFault: no action: late, crashed, or a malformed reply (`MalformedReplyError`).

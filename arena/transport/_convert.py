@@ -13,6 +13,7 @@ from google.protobuf.unknown_fields import UnknownFieldSet
 
 from .._proto.seka.v1 import seka_pb2 as pb
 from ..engine import (
+    MAX_MIX_ENTRIES,
     Acted,
     Action,
     Amount,
@@ -24,6 +25,7 @@ from ..engine import (
     Fold,
     LegalActions,
     Look,
+    Mix,
     MultiwayOpen,
     Open,
     Raise,
@@ -177,12 +179,19 @@ def svara_offer(view: SvaraView, *, session_id: str, notices: Sequence[pb.Notice
     )
 
 
-def action_from_reply(reply: pb.TurnReply) -> Action:
-    """The engine action a turn reply asks for; `MalformedReplyError` when it names none properly."""
+def action_from_reply(reply: pb.TurnReply) -> Action | Mix:
+    """The engine action a turn reply asks for, or the well-formed `Mix` of a mixed reply (whether its
+    actions are legal is `verify_reply`'s to say); `MalformedReplyError` when it names none properly."""
     _refuse_unknown_fields(reply)
     choice = reply.WhichOneof("action")
     if choice is None:
         raise MalformedReplyError(f"the reply sets none of {', '.join(_CHOICES)}")
+    if choice == "mix":
+        return _mix(reply.mix)
+    return _action(reply, choice)
+
+
+def _action(reply: pb.TurnReply | pb.WeightedAction, choice: str) -> Action:
     if choice in _EMPTY_ACTIONS:
         return _EMPTY_ACTIONS[choice]
     if choice == "bet":
@@ -193,7 +202,31 @@ def action_from_reply(reply: pb.TurnReply) -> Action:
     return Raise(_amount(reply.raise_to, "stake", "a raise"))
 
 
+def _mix(message: pb.MixedAction) -> Mix:
+    """A mixed reply's distribution, checked to be well formed (`Mix.problem`)."""
+    if len(message.entries) > MAX_MIX_ENTRIES:  # refused before any entry is converted
+        raise MalformedReplyError(f"a mix of {len(message.entries)} entries; at most {MAX_MIX_ENTRIES} are allowed")
+    entries: list[tuple[Action, float]] = []
+    for position, entry in enumerate(message.entries, start=1):
+        if len(UnknownFieldSet(entry)):  # a look (51, reserved) or some other message's field
+            raise MalformedReplyError(f"entry {position} of the mix carries fields a WeightedAction does not have")
+        choice = entry.WhichOneof("action")
+        if choice is None:
+            raise MalformedReplyError(f"entry {position} of the mix sets none of {', '.join(_MIX_CHOICES)}")
+        try:
+            action = _action(entry, choice)
+        except MalformedReplyError as error:
+            raise MalformedReplyError(f"entry {position} of the mix: {error.detail}") from None
+        entries.append((action, entry.probability))
+    mix = Mix(tuple(entries))
+    problem = mix.problem()
+    if problem is not None:
+        raise MalformedReplyError(f"a malformed mix: {problem}")
+    return mix
+
+
 _CHOICES = tuple(field.name for field in pb.TurnReply.DESCRIPTOR.oneofs_by_name["action"].fields)
+_MIX_CHOICES = tuple(field.name for field in pb.WeightedAction.DESCRIPTOR.oneofs_by_name["action"].fields)
 
 
 def _amount(message: pb.BetAction | pb.DarkBetAction | pb.RaiseToAction, name: str, what: str) -> Amount:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ..engine import Action, Amount, ArenaError, Bet, DarkBet, Fault, IllegalActionError, Raise, SessionState
+from ..engine import Action, Amount, ArenaError, Bet, DarkBet, Fault, IllegalActionError, Mix, Raise, SessionState
 
 WIRE_HEADROOM_BITS = 36
 """Bits of the protocol's 63-bit integers kept free by every bet a bot makes: room for the pot to
@@ -37,30 +37,35 @@ class MalformedReplyError(BotFault, ValueError):
 class IllegalReplyError(BotFault):
     """A well-formed reply whose action the rules do not allow at that moment."""
 
-    def __init__(self, action: Action, detail: str) -> None:
+    def __init__(self, action: Action | Mix, detail: str) -> None:
         super().__init__(Fault.ILLEGAL, detail)
         self.action = action
 
 
-def verify_reply(state: SessionState, action: Action) -> None:
-    """Refuse, as the bot's fault, an action the rules do not allow now; the state is untouched.
+def verify_reply(state: SessionState, action: Action | Mix) -> None:
+    """Refuse, as the bot's fault, an action (or a mix holding one) the rules do not allow now; the
+    state is untouched.
 
     Call it before applying the action: an error while applying is then the arena's own.
 
     Raises:
-        IllegalReplyError: the engine's reason, with the action.
+        IllegalReplyError: the engine's reason, with the action or the mix.
     """
     try:
-        state.verify(action)
+        if isinstance(action, Mix):
+            state.verify_mix(action)
+        else:
+            state.verify(action)
     except IllegalActionError as error:
         raise IllegalReplyError(action, str(error)) from None
-    if isinstance(action, (Bet, DarkBet)):
-        _verify_representable(state, action, action.amount)
-    elif isinstance(action, Raise):
-        _verify_representable(state, action, action.stake)
+    for named in action.entries if isinstance(action, Mix) else ((action, 1.0),):
+        if isinstance(named[0], (Bet, DarkBet)):
+            _verify_representable(state, action, named[0].amount)
+        elif isinstance(named[0], Raise):
+            _verify_representable(state, action, named[0].stake)
 
 
-def _verify_representable(state: SessionState, bet: Bet | DarkBet | Raise, named: Amount) -> None:
+def _verify_representable(state: SessionState, bet: Action | Mix, named: Amount) -> None:
     # The rules allow any exact amount within the bounds, so a bot could bet fractions whose
     # denominators multiply (1 + 1/(2**61 - 1), then 1 + 1/(2**31 - 1)) until the pot no longer fits
     # the protocol's int64 numerator and denominator: the arena could then tell no one about it.

@@ -10,7 +10,7 @@ import grpc
 
 from .._proto.seka.v1 import seka_pb2 as pb
 from .._proto.seka.v1 import seka_pb2_grpc as pb_grpc
-from ..engine import Action, TurnView
+from ..engine import Action, Mix, TurnView
 from ._bot import CHANNEL_OPTIONS
 from ._bridge import call_unary
 from ._convert import action_from_reply, turn_request
@@ -35,7 +35,7 @@ class RawClient:
         return turn_request(view, session_id=session_id)
 
     @staticmethod
-    def action(reply: pb.TurnReply) -> Action:
+    def action(reply: pb.TurnReply) -> Action | Mix:
         """The action a reply asks for, as `BotConnection.act` converts it (`MalformedReplyError`)."""
         return action_from_reply(reply)
 

@@ -201,3 +201,32 @@ def test_a_bot_for_plain_georgian_only_bets_illegally_in_a_stake_profile() -> No
     assert result.returncode == 1, result.stdout
     failure = "FAIL  turn (2 in the deal, opening, no previous bet, stake 1): illegal bet 0: "
     assert failure in result.stdout, result.stdout
+
+
+MIXES = [
+    ("negative", "malformed reply: a malformed mix: entry 1 has a negative probability -0.5"),
+    ("sum", "malformed reply: a malformed mix: the probabilities sum to 0.75, not 1 (within 1e-09)"),
+    ("nan", "malformed reply: a malformed mix: entry 1 has probability nan: not a finite number"),
+    ("inf", "malformed reply: a malformed mix: entry 1 has probability inf: not a finite number"),
+    ("duplicate", "malformed reply: a malformed mix: entry 2 repeats Fold(): each action may appear once"),
+    ("too-many", "malformed reply: a mix of 65 entries; at most 64 are allowed"),
+    ("empty", "malformed reply: a malformed mix: a mix without entries"),
+    ("illegal", "illegal mix fold 0.5, bet 11 0.5: entry 2 of the mix: "),
+]
+
+
+@pytest.mark.parametrize("mode, reason", MIXES, ids=[mode for mode, _ in MIXES])
+def test_a_malformed_distribution_fails_each_turn_with_what_is_wrong(mode: str, reason: str) -> None:
+    result = _check("python3", "tests/match/bots/mixing_bot.py", "--mode", mode, isolation="none")
+    assert result.returncode == 1, result.stdout + result.stderr
+    turns = [line for line in result.stdout.splitlines() if line.startswith(("PASS  turn", "FAIL  turn"))]
+    failed = [line for line in turns if line.startswith("FAIL")]
+    assert failed and reason in failed[0], result.stdout
+    assert all(line.startswith("FAIL") for line in turns), result.stdout
+
+
+def test_a_well_formed_distribution_passes_and_is_described() -> None:
+    result = _check("python3", "tests/match/bots/mixing_bot.py", "--mode", "valid", isolation="none")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert any(line.startswith("PASS  turn (2 in the deal, opening, no previous bet): mix fold 0.25, bet 1 0.75, ")
+               for line in result.stdout.splitlines()), result.stdout

@@ -88,7 +88,7 @@ def test_svara_pot_won_and_session_end_json() -> None:
 def test_session_start_json() -> None:
     state = SessionState(GEORGIAN, bots=["x", "y"], seed="json", session="sess", first_dealer=1)
     assert state.events[0].to_json() == {
-        "event": "session_start", "format": 2, "session": "sess", "profile": "georgian", "seed": "json",
+        "event": "session_start", "format": 3, "session": "sess", "profile": "georgian", "seed": "json",
         "seats": [{"seat": 0, "bot": "x"}, {"seat": 1, "bot": "y"}], "ante": "1", "opening_stake": "1",
         "max_bet": "10", "pots": 8, "max_actions": 200, "first_dealer": 1, "dealing": "seeded"}
 

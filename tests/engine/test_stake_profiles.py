@@ -226,7 +226,7 @@ def test_edition_1_histories_replay_under_the_rule_they_were_played_with() -> No
     with pytest.raises(HistoryError, match="recorded .*returned.* but the rules give .*showdown"):
         replay_records(records)
     new = _table("seka36", {"stack": 2}, pots=8)
-    assert new.events[0].to_json()["format"] == 2
+    assert new.events[0].to_json()["format"] == 3
 
 
 def test_a_stake_profile_ties_the_ante_to_the_table_stake() -> None:

@@ -42,7 +42,7 @@ def _assert_state(state: SessionState, **expected: Any) -> None:
 
 
 EXPECTED_EVENTS: list[dict[str, Any]] = [
-    {"event": "session_start", "format": 2, "session": "section-06", "profile": "georgian", "seed": "worked-example",
+    {"event": "session_start", "format": 3, "session": "section-06", "profile": "georgian", "seed": "worked-example",
      "seats": [{"seat": 0, "bot": "A"}, {"seat": 1, "bot": "B"}, {"seat": 2, "bot": "C"}, {"seat": 3, "bot": "D"}],
      "ante": "1", "opening_stake": "1", "max_bet": "10", "pots": 1, "max_actions": 200, "first_dealer": 1,
      "dealing": "stacked"},

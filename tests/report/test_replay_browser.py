@@ -107,7 +107,7 @@ def test_stepping_through_a_replay_shows_the_history(browser: webdriver.Chrome,
     assert {"svara", "entry"} <= {step["record"]["event"] for step in expected}
     assert any("fault" in step["record"] for step in expected)
     browser.get(file_url(pages / f"play-{SVARA_SEED}.html"))
-    assert browser.find_element(By.ID, "format-version").text == "history format 2"
+    assert browser.find_element(By.ID, "format-version").text == "history format 3"
     for number, want in enumerate(expected, start=1):
         screen = _screen(browser)
         _check_step(screen, number, want, bots)
@@ -167,7 +167,7 @@ def test_a_seat_page_never_shows_another_seats_unshown_cards(
     expected = ledger(records)
     for seat in range(len(records[0]["seats"])):
         browser.get(file_url(pages / f"play-{SVARA_SEED}.seat{seat}.html"))
-        assert browser.find_element(By.ID, "format-version").text == "history format 2"
+        assert browser.find_element(By.ID, "format-version").text == "history format 3"
         # Every step's screen, read in one call (the organiser's test presses the real keys).
         screens = browser.execute_script(_WALK, len(expected))
         hidden: dict[int, list[str]] = {}

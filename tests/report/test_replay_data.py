@@ -175,12 +175,12 @@ def test_the_profiles_events_are_shown_and_their_secrets_kept() -> None:
 
 
 def test_the_format_version_read_is_said(svara_records: list[dict[str, Any]]) -> None:
-    assert replay_data(svara_records)["notes"] == [] and replay_data(svara_records)["format"] == 2
+    assert replay_data(svara_records)["notes"] == [] and replay_data(svara_records)["format"] == 3
     older = [{key: value for key, value in svara_records[0].items() if key != "format"}, *svara_records[1:]]
     assert replay_data(older)["notes"] == [] and replay_data(older)["format"] == 1  # format 1 names none
-    later = [{**svara_records[0], "format": 3}, *svara_records[1:]]
+    later = [{**svara_records[0], "format": 4}, *svara_records[1:]]
     data = replay_data(later)
-    assert data["format"] == 3 and "format 3" in data["notes"][0]
+    assert data["format"] == 4 and "format 4" in data["notes"][0]
 
 
 @pytest.mark.parametrize(("line", "change", "message"), [

@@ -12,6 +12,7 @@ from arena.engine import GEORGIAN, profile
 from arena.history import write_history
 from arena.policies import RandomPolicy, ThresholdPolicy, play_in_process
 from arena.report import (
+    Audience,
     SessionHistory,
     Site,
     card_text,
@@ -57,7 +58,7 @@ def test_every_view_of_every_session_is_written(tmp_path: Path) -> None:
     for name in ("replay.js", "replay.css", "report.css"):
         assert (site.out / "assets" / name).is_file()
     organiser = _data(site.out / "sessions/s0001.html")
-    assert organiser["view"] is None and organiser["session"] == "s0001" and organiser["format"] == 2
+    assert organiser["view"] is None and organiser["session"] == "s0001" and organiser["format"] == 3
     assert _data(site.out / "sessions/s0001.seat1.html")["view"] == 1
 
 
@@ -98,3 +99,19 @@ def test_a_stake_tables_page_says_what_a_stake_table_plays_and_labels_what_it_dr
         assert "In the pot: <strong id=\"pot-amount\">" in page and ">the step shown</text>" in page
     assert '<a class="back" href="/sessions/p-seka36">Back to the arena</a>' in pages["seka36"]
     assert 'class="back"' not in pages["georgian"]  # a page written for a folder links nowhere else
+
+
+def test_a_mixed_replys_distribution_is_shown_to_its_seat_and_organisers_only(tmp_path: Path) -> None:
+    policies = [RandomPolicy(random.Random(3), name="mixer", mixed=True), ThresholdPolicy(name="thr")]
+    state = play_in_process(GEORGIAN, policies, seed="mixed-pages", session="s0009")
+    records = [event.to_json() for event in state.events]
+    assert any("mix" in record for record in records)
+    session = SessionHistory("s0009", write_history(tmp_path / "s0009.jsonl", state.events))
+    drawn = "drawn by the arena, at "
+    organiser = write_session_replay(tmp_path / "organisers", session)
+    assert drawn in organiser.read_text()
+    assert drawn in (organiser.parent / "s0009.seat0.html").read_text()
+    assert drawn not in (organiser.parent / "s0009.seat1.html").read_text()
+    for audience in (Audience.PUBLIC, Audience.PUBLIC_HANDS):
+        page = write_session_replay(tmp_path / audience.value, session, audience=audience).read_text()
+        assert drawn not in page and '"mix"' not in page and '"draw"' not in page

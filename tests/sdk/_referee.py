@@ -25,6 +25,7 @@ from arena.engine import (
     Entered,
     Fold,
     IllegalActionError,
+    Mix,
     Phase,
     PotWon,
     Revealed,
@@ -53,8 +54,16 @@ def read_amount(message: pb.Amount) -> Amount:
     return value.numerator if value.denominator == 1 else value
 
 
-def action_from_reply(reply: pb.TurnReply) -> Action:
+def action_from_reply(reply: pb.TurnReply) -> Action | Mix:
+    """The action a reply names, or its mix (docs/protocol.md, "Mixed replies") for the engine to draw from."""
     choice = reply.WhichOneof("action")
+    if choice == "mix":
+        return Mix(tuple((_action(entry, entry.WhichOneof("action")), entry.probability)
+                         for entry in reply.mix.entries))
+    return _action(reply, choice)
+
+
+def _action(reply: pb.TurnReply | pb.WeightedAction, choice: str | None) -> Action:
     if choice == "fold":
         return Fold()
     if choice == "show":
@@ -259,7 +268,7 @@ def play(stub: pb_grpc.SekaBotStub, state: SessionState, *, seat: int, names: Se
             report.decisions += 1
             action = action_from_reply(reply)
             try:
-                events = state.apply(action)
+                events = state.apply_mix(action) if isinstance(action, Mix) else state.apply(action)
             except IllegalActionError as error:
                 raise AssertionError(f"illegal reply {reply} to {request}: {error}") from None
         else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from fractions import Fraction
 
@@ -42,6 +43,25 @@ def legal_bounds(request: pb.TurnRequest) -> tuple[Fraction, Fraction]:
 
 
 def assert_legal(reply: pb.TurnReply, request: pb.TurnRequest) -> None:
+    """A legal action, or a well-formed mix of legal actions (docs/protocol.md, "Mixed replies")."""
+    if reply.WhichOneof("action") == "mix":
+        entries = reply.mix.entries
+        assert 1 <= len(entries) <= 64 and all(math.isfinite(e.probability) and e.probability >= 0 for e in entries)
+        assert abs(math.fsum(entry.probability for entry in entries) - 1) <= 1e-9, reply
+        for entry in entries:
+            _assert_legal_action(entry, request)
+    else:
+        _assert_legal_action(reply, request)
+
+
+def kinds(reply: pb.TurnReply) -> set[str | None]:
+    """The actions a reply names: its own, or every entry of its mix."""
+    if reply.WhichOneof("action") == "mix":
+        return {entry.WhichOneof("action") for entry in reply.mix.entries}
+    return {reply.WhichOneof("action")}
+
+
+def _assert_legal_action(reply: pb.TurnReply | pb.WeightedAction, request: pb.TurnRequest) -> None:
     choice = reply.WhichOneof("action")
     assert choice in ("fold", "bet", "show"), f"no action in {reply}"
     if choice == "show":
@@ -116,7 +136,7 @@ def test_act_replies_legally_when_max_bet_is_huge(bot: RunningBot) -> None:
         request = turn("Kh9d7s", previous=None if situation % 2 else Fraction(7, 2), max_bet=2**62)
         reply = bot.stub.Act(request, timeout=TIMEOUT)
         assert_legal(reply, request)
-        bets += reply.WhichOneof("action") == "bet"
+        bets += "bet" in kinds(reply)
     assert bets, "no bet in 12 turns: the huge bound was never exercised"
 
 

@@ -100,7 +100,7 @@ def test_every_reply_case_becomes_its_engine_action(reply: pb.TurnReply, action:
     (pb.TurnReply(dark_bet=pb.DarkBetAction()), "a dark bet without an amount"),
     (pb.TurnReply(raise_to=pb.RaiseToAction()), "a raise without a stake"),
     (pb.TurnReply(raise_to=pb.RaiseToAction(stake=pb.Amount(numerator=3, denominator=-1))), "cannot be negative"),
-    (pb.TurnReply(), "the reply sets none of fold, bet, show, dark_bet, look"),
+    (pb.TurnReply(), "the reply sets none of fold, bet, show, mix, dark_bet, look"),
 ])
 def test_a_reply_that_names_no_action_properly_is_malformed(reply: pb.TurnReply, detail: str) -> None:
     with pytest.raises(MalformedReplyError, match=detail):

@@ -323,11 +323,42 @@ class MultiwayOpenAction(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
-class TurnReply(_message.Message):
-    __slots__ = ("fold", "bet", "show", "dark_bet", "look", "support", "raise_to", "call", "open", "multiway_open")
+class WeightedAction(_message.Message):
+    __slots__ = ("fold", "bet", "show", "dark_bet", "support", "raise_to", "call", "open", "multiway_open", "probability")
     FOLD_FIELD_NUMBER: _ClassVar[int]
     BET_FIELD_NUMBER: _ClassVar[int]
     SHOW_FIELD_NUMBER: _ClassVar[int]
+    DARK_BET_FIELD_NUMBER: _ClassVar[int]
+    SUPPORT_FIELD_NUMBER: _ClassVar[int]
+    RAISE_TO_FIELD_NUMBER: _ClassVar[int]
+    CALL_FIELD_NUMBER: _ClassVar[int]
+    OPEN_FIELD_NUMBER: _ClassVar[int]
+    MULTIWAY_OPEN_FIELD_NUMBER: _ClassVar[int]
+    PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    fold: FoldAction
+    bet: BetAction
+    show: ShowAction
+    dark_bet: DarkBetAction
+    support: SupportAction
+    raise_to: RaiseToAction
+    call: CallAction
+    open: OpenAction
+    multiway_open: MultiwayOpenAction
+    probability: float
+    def __init__(self, fold: _Optional[_Union[FoldAction, _Mapping]] = ..., bet: _Optional[_Union[BetAction, _Mapping]] = ..., show: _Optional[_Union[ShowAction, _Mapping]] = ..., dark_bet: _Optional[_Union[DarkBetAction, _Mapping]] = ..., support: _Optional[_Union[SupportAction, _Mapping]] = ..., raise_to: _Optional[_Union[RaiseToAction, _Mapping]] = ..., call: _Optional[_Union[CallAction, _Mapping]] = ..., open: _Optional[_Union[OpenAction, _Mapping]] = ..., multiway_open: _Optional[_Union[MultiwayOpenAction, _Mapping]] = ..., probability: _Optional[float] = ...) -> None: ...
+
+class MixedAction(_message.Message):
+    __slots__ = ("entries",)
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[WeightedAction]
+    def __init__(self, entries: _Optional[_Iterable[_Union[WeightedAction, _Mapping]]] = ...) -> None: ...
+
+class TurnReply(_message.Message):
+    __slots__ = ("fold", "bet", "show", "mix", "dark_bet", "look", "support", "raise_to", "call", "open", "multiway_open")
+    FOLD_FIELD_NUMBER: _ClassVar[int]
+    BET_FIELD_NUMBER: _ClassVar[int]
+    SHOW_FIELD_NUMBER: _ClassVar[int]
+    MIX_FIELD_NUMBER: _ClassVar[int]
     DARK_BET_FIELD_NUMBER: _ClassVar[int]
     LOOK_FIELD_NUMBER: _ClassVar[int]
     SUPPORT_FIELD_NUMBER: _ClassVar[int]
@@ -338,6 +369,7 @@ class TurnReply(_message.Message):
     fold: FoldAction
     bet: BetAction
     show: ShowAction
+    mix: MixedAction
     dark_bet: DarkBetAction
     look: LookAction
     support: SupportAction
@@ -345,7 +377,7 @@ class TurnReply(_message.Message):
     call: CallAction
     open: OpenAction
     multiway_open: MultiwayOpenAction
-    def __init__(self, fold: _Optional[_Union[FoldAction, _Mapping]] = ..., bet: _Optional[_Union[BetAction, _Mapping]] = ..., show: _Optional[_Union[ShowAction, _Mapping]] = ..., dark_bet: _Optional[_Union[DarkBetAction, _Mapping]] = ..., look: _Optional[_Union[LookAction, _Mapping]] = ..., support: _Optional[_Union[SupportAction, _Mapping]] = ..., raise_to: _Optional[_Union[RaiseToAction, _Mapping]] = ..., call: _Optional[_Union[CallAction, _Mapping]] = ..., open: _Optional[_Union[OpenAction, _Mapping]] = ..., multiway_open: _Optional[_Union[MultiwayOpenAction, _Mapping]] = ...) -> None: ...
+    def __init__(self, fold: _Optional[_Union[FoldAction, _Mapping]] = ..., bet: _Optional[_Union[BetAction, _Mapping]] = ..., show: _Optional[_Union[ShowAction, _Mapping]] = ..., mix: _Optional[_Union[MixedAction, _Mapping]] = ..., dark_bet: _Optional[_Union[DarkBetAction, _Mapping]] = ..., look: _Optional[_Union[LookAction, _Mapping]] = ..., support: _Optional[_Union[SupportAction, _Mapping]] = ..., raise_to: _Optional[_Union[RaiseToAction, _Mapping]] = ..., call: _Optional[_Union[CallAction, _Mapping]] = ..., open: _Optional[_Union[OpenAction, _Mapping]] = ..., multiway_open: _Optional[_Union[MultiwayOpenAction, _Mapping]] = ...) -> None: ...
 
 class SvaraOffer(_message.Message):
     __slots__ = ("session_id", "pot_number", "replay", "seat", "frozen_pot", "price", "tied", "eligible", "answers", "balances", "dealer", "notices", "stacks")
