@@ -269,7 +269,10 @@ def play_recording_mixes(rules: Rules, policies: Sequence[Policy | SoftThreshold
         view = turn_view(state)
         distribution = policy.distribution(view) if isinstance(policy, SoftThresholdPolicy) else None
         if distribution is None:
-            state.apply(policy.act(view))
+            if isinstance(plain := policy.act(view), Mix):
+                state.apply_mix(plain)
+            else:
+                state.apply(plain)
             continue
         index = len(state.events)
         digest = hashlib.sha256(f"seka-mix|{seed}|{session}|{index}".encode()).digest()
