@@ -17,6 +17,7 @@ import trio
 
 from arena.cli import main
 from arena.executor import _jobs
+from arena.history import read_resources
 from arena.match import SessionResult, run_session
 from arena.ratings import VALUE_FUNCTION, value_function_digest
 from arena.replay import replay_file
@@ -149,6 +150,9 @@ def test_sprt_accepts_that_the_caller_beats_the_random_bot(tmp_path: Path, capsy
         first, second = (replay_file(histories / f"p{number:04d}-{mirror}.jsonl").state for mirror in (0, 1))
         assert first.events[1].hands == second.events[1].hands
         assert first.bots == tuple(reversed(second.bots))
+        for mirror in (0, 1):  # and beside each history, what its decisions cost
+            figures = read_resources(histories / f"p{number:04d}-{mirror}.jsonl")
+            assert figures is not None and len(figures) > 1 and "peak_memory_kb" in figures[-1]
 
 
 CRASHING = """\
