@@ -21,6 +21,7 @@ import functools
 import os
 import re
 import shlex
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -477,6 +478,8 @@ def _read_deals(reader: ConfigReader, node: yaml.Node, *, base_dir: Path) -> Any
     path = base_dir / os.path.expanduser(text)
     shown = text if os.path.isabs(os.path.expanduser(text)) else os.path.join(os.path.dirname(reader.filename), text)
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a device would never end, or never start
+            return reader.report(_line(node), "deals", f"the deal book {shown} is not a regular file")
         with open(path, "rb") as file:
             data = file.read(MAX_BOOK_BYTES + 1)
     except OSError as error:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -169,11 +170,14 @@ _SEED = "c04c7bcc7acd96787753664a0bf248e67d038158ba6afe2400fe0e7ebaf9bfba"
     (None, ["t.yaml:3: deals: cannot read the deal book book.yaml: No such file or directory"]),
     ("#" * (8 << 20) + "\n", ["t.yaml:3: deals: the deal book book.yaml is larger than 8388608 bytes (a book holds "
                               f"at most {MAX_DEALS} deals)"]),
-], ids=["seeds", "no-deals", "not-a-list", "empty", "not-yaml", "too-short", "missing", "too-large"])
+    ("fifo", ["t.yaml:3: deals: the deal book book.yaml is not a regular file"]),
+], ids=["seeds", "no-deals", "not-a-list", "empty", "not-yaml", "too-short", "missing", "too-large", "fifo"])
 def test_a_bad_book_is_refused_at_its_file_line_and_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          book: str | None, problems: list[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    if book is not None:
+    if book == "fifo":  # a named pipe nobody writes to: reading it would wait for ever
+        os.mkfifo(tmp_path / "book.yaml")
+    elif book is not None:
         (tmp_path / "book.yaml").write_text(book)
     with pytest.raises(TournamentConfigError) as caught:
         parse_config(_NAMED, filename="t.yaml", base_dir=tmp_path)
