@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.history import history_text
-from arena.isolation import Isolation, isolation_problem
+from arena.isolation import CallTime, Isolation, isolation_problem
 from arena.match import SessionResult, run_session
 from arena.transport import TimeLimit
 
@@ -85,3 +85,18 @@ async def test_the_figures_stay_out_of_the_history_whose_bytes_the_seed_and_deci
     assert history_text(played[0].events) == history_text(played[1].events)
     assert all(result.decisions for result in played)
     assert "wall_ms" not in history_text(played[0].events) and "cpu_ms" not in history_text(played[0].events)
+
+
+async def test_a_timeout_the_arena_held_up_past_the_grace_says_it_was_the_arenas(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The fairness code decides whose time it was: here it finds the bot kept from the CPU for the whole
+    # grace (as on a machine swamped by others), so the time ran out in the arena's hands.
+    monkeypatch.setattr(CallTime, "credit", lambda self: self.grace)
+    specs = [spec("hang", "faulty_bot.py", "--mode", "hang",
+                  limit=TimeLimit(decision_ms=100, start_ms=5000, grace_ms=300)),
+             sample_spec("call", "call_bot.py", limit=RELAXED)]
+    result = await run_session(TWO_POTS.with_table(pots_per_session=1), specs, seed="held", session_id="held",
+                               log_dir=tmp_path / "logs")
+    hung = seat_costs(result, 0)
+    assert hung and hung[0]["timeout"] == "arena" and float(hung[0]["credit_ms"]) >= 300, hung  # type: ignore[arg-type]
+    assert float(hung[0]["wall_ms"]) >= 100 + 300  # type: ignore[arg-type]
