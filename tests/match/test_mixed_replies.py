@@ -93,3 +93,19 @@ async def test_the_random_sample_bot_answers_with_distributions_on_every_profile
         assert len({entry["p"] for entry in record["mix"]}) == 1
         assert abs(sum(entry["p"] for entry in record["mix"]) - 1) < 1e-9
     replay_records(records(result.events))
+
+
+@pytest.mark.parametrize("name", ["georgian", "classic", "seka36", "svara32", "seka21"])
+@pytest.mark.parametrize("mode, fault", [("valid", None), ("illegal", "illegal"), ("sum", "malformed")])
+async def test_mixes_on_every_profile_are_drawn_or_faulted(name: str, mode: str, fault: str | None,
+                                                           tmp_path: Path) -> None:
+    rules = profile(name, {"dark": "true"} if name != "svara32" else {}).with_table(pots_per_session=2,
+                                                                                   max_actions=20)
+    result = await _play(mode, tmp_path, rules)
+    actions = seat_actions(result.events, 0)
+    assert actions
+    if fault is None:
+        assert result.seats[0].telemetry["faults"] == {}
+        assert any("mix" in action for action in actions)
+    else:
+        assert all(action.get("fault") == fault and "mix" not in action for action in actions), actions

@@ -169,7 +169,7 @@ def played(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 async def test_every_reader_sees_its_own_view_of_the_ladders_sessions(played: Played) -> None:
     arena, sessions = played.arena, played.sessions
     store = arena.service.store
-    secret_to_spectators = compared = 0
+    secret_to_spectators = compared = mixed = 0
     for session_id in sessions:
         session = store.ladder_session(session_id)
         assert session is not None and session.history_path is not None
@@ -188,6 +188,14 @@ async def test_every_reader_sees_its_own_view_of_the_ladders_sessions(played: Pl
             assert all(hand.shown_in(viewer) for hand in allowed), reader
             shown_seed = records[0]["seed"] in account + viewer
             assert shown_seed == (reader == "org"), reader
+            # A mixed reply's distribution and draw are its seat's author's and the organisers' alone.
+            for record in records:
+                if "mix" in record:
+                    mine = view is None or view == record["seat"]
+                    told = (f"drawn {record['draw']:.6f} from: " in account,
+                            f"drawn by the arena, at {record['draw']:.4f}, from: " in viewer)
+                    assert told == (mine, mine), (reader, record)
+                    mixed += 1
             assert LOG_MARKER not in account + viewer  # a log is linked from the pages of those it belongs to
             if "alice" in seat_of:
                 async with _client(arena, reader) as client:
@@ -196,8 +204,8 @@ async def test_every_reader_sees_its_own_view_of_the_ladders_sessions(played: Pl
                     (200, True) if reader in ("org", "alice") else (403, False)), reader
             if reader is None:
                 secret_to_spectators += len(every - allowed)
-    # The sessions held secrets to keep: hands folded or never shown.
-    assert secret_to_spectators > 0
+    # The sessions held secrets to keep: hands folded or never shown, and the random bots' distributions.
+    assert secret_to_spectators > 0 and mixed > 0
     if arena.service.config.rules.name == "classic":
         assert compared > 0, "no multiway comparison to check: play more pots"
 
