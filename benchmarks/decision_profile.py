@@ -30,30 +30,17 @@ from typing import Any
 
 import grpc
 import trio
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.engine import GEORGIAN, Acted, Entered, Event, SessionState, turn_view
 from arena.match import play_session
 from arena.transport import CHANNEL_OPTIONS, BotConnection, NoticeBoard, RawClient, verify_reply
 
 from .common import DEADLINE, decision_state, open_bots, open_tcp_bot, python_bot
-from .inflight import inflight_specs, raw_concurrent, rpc_counts, sessions_in_flight
+from .inflight import KeepSpinning, inflight_specs, raw_concurrent, rpc_counts, sessions_in_flight
 
 # Act's path in protos/seka/v1/seka.proto: the grpc.aio bridge below calls it by name, since the
 # benchmarks import no generated code.
 _ACT_PATH = "/seka.v1.SekaBot/Act"
-
-
-class KeepSpinning:
-    """A Health.Watch stream held open on a channel, so grpcio's channel spin thread never exits."""
-
-    def __init__(self, channel: grpc.Channel) -> None:
-        self._stream = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service=""))
-        # Reading the first status proves the stream is up; later updates are never read.
-        next(self._stream)
-
-    def close(self) -> None:
-        self._stream.cancel()
 
 
 class AioThread:

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import grpc
 import trio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.engine import GEORGIAN, TurnView, turn_view
 from arena.match import play_session
@@ -157,6 +159,60 @@ def raw_concurrent(addresses: Sequence[str], callers: int, seconds: float, view:
     return sum(counts) / elapsed, cpu / sum(counts) * 1e6
 
 
+async def bridged_concurrent(addresses: Sequence[str], callers: int, seconds: float,
+                             view: TurnView) -> tuple[float, float]:
+    """As `raw_concurrent`, but `callers` trio tasks calling through the arena's bridge (`call_unary`,
+    the arena's channel options, a Watch stream held open per channel as `BotConnection` does) and
+    doing nothing else: the floor of what any arena built on this bridge can reach."""
+    payload = RawClient.prebuilt_turn(view, session_id="bench-inflight")
+    clients = [RawClient(address) for address in addresses]
+    watches = [KeepSpinning(client.channel) for client in clients]
+    for client in clients:
+        await client.act_bridged(payload, timeout=DEADLINE)
+    counts = [0] * callers
+    measuring = False
+
+    async def caller(index: int) -> None:
+        first, second = _pair(index, len(clients))
+        pair = (clients[first], clients[second])
+        count = 0
+        while True:
+            await pair[count % 2].act_bridged(payload, timeout=DEADLINE)
+            count += 1
+            if measuring:
+                counts[index] += 1
+
+    try:
+        async with trio.open_nursery() as nursery:
+            for index in range(callers):
+                nursery.start_soon(caller, index)
+            await trio.sleep(0.2)
+            start, cpu = time.perf_counter(), time.process_time()
+            measuring = True
+            await trio.sleep(seconds)
+            measuring = False
+            elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+            nursery.cancel_scope.cancel()
+    finally:
+        for watch in watches:
+            watch.close()
+        for client in clients:
+            client.close()
+    return sum(counts) / elapsed, cpu / max(sum(counts), 1) * 1e6
+
+
+class KeepSpinning:
+    """A Health.Watch stream held open on a channel, so grpcio's channel spin thread never exits
+    (as `BotConnection.wait_ready` holds one)."""
+
+    def __init__(self, channel: grpc.Channel) -> None:
+        self._stream = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service=""))
+        next(self._stream)  # the first status proves the stream is up; later updates are never read
+
+    def close(self) -> None:
+        self._stream.cancel()
+
+
 def rpc_counts(bots: Sequence[BotConnection]) -> dict[str, int]:
     """RPCs made so far on the connections (Hello, Notify, Act, Svara), and decisions among them (Act, Svara).
 
@@ -192,6 +248,7 @@ async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
         for inflight in sizes.inflight:
             runs: list[InflightRun] = []
             raws: list[tuple[float, float]] = []
+            bridged: list[tuple[float, float]] = []
             raw_machines: list[dict[str, float]] = []
             rounds = sizes.efficiency_rounds if inflight == 64 else 1
             for _ in range(rounds):
@@ -204,6 +261,8 @@ async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
                     raw_machine["bot_cpu_us_per_call"] = (raw_machine["bots_cpu_s"] / (raws[-1][0] * sizes.raw_window)
                                                           * 1e6)
                     raw_machines.append(raw_machine)
+                    bridged.append(await bridged_concurrent([bot.address for bot in bots], 64, sizes.raw_window,
+                                                            view))
                 runs.append(await sessions_in_flight(bots, inflight, warmup=sizes.inflight_warmup,
                                                      window=sizes.inflight_window, tag=f"n{inflight}"))
             faults += sum(run.faults for run in runs)
@@ -217,6 +276,9 @@ async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
                 figures["raw_concurrent_calls_per_s_64"] = round(statistics.median(raw[0] for raw in raws))
                 figures["raw_concurrent_cpu_us_per_call_64"] = round(statistics.median(raw[1] for raw in raws), 1)
                 figures["arena_cpu_us_per_rpc_64"] = round(statistics.median(run.cpu_us_per_rpc for run in runs), 1)
+                figures["bridge_concurrent_calls_per_s_64"] = round(statistics.median(call[0] for call in bridged))
+                figures["bridge_concurrent_cpu_us_per_call_64"] = round(
+                    statistics.median(call[1] for call in bridged), 1)
                 figures["raw_concurrent_bot_cpu_us_per_call_64"] = round(
                     statistics.median(machine["bot_cpu_us_per_call"] for machine in raw_machines), 1)
                 figures["bot_cpu_us_per_rpc_64"] = round(statistics.median(run.bot_cpu_us_per_rpc for run in runs), 1)
@@ -226,6 +288,12 @@ async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
         if decisions_64:
             figures["concurrency_efficiency_64"] = round(
                 statistics.median(decisions_64) / figures["raw_concurrent_calls_per_s_64"], 3)
+            figures["arena_cpu_ratio_64"] = round(
+                figures["arena_cpu_us_per_rpc_64"] / figures["raw_concurrent_cpu_us_per_call_64"], 3)
+            figures["bridge_cpu_ratio_64"] = round(
+                figures["bridge_concurrent_cpu_us_per_call_64"] / figures["raw_concurrent_cpu_us_per_call_64"], 3)
+            figures["bridge_efficiency_64"] = round(
+                figures["bridge_concurrent_calls_per_s_64"] / figures["raw_concurrent_calls_per_s_64"], 3)
             figures["rpc_efficiency_64"] = round(
                 statistics.median(rpcs_64) / figures["raw_concurrent_calls_per_s_64"], 3)
             figures["rpc_calls_per_decision"] = round(statistics.median(rpcs_64) / statistics.median(decisions_64), 2)

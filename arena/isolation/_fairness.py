@@ -30,7 +30,9 @@ from __future__ import annotations
 import errno
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import trio
@@ -43,6 +45,8 @@ _LAG_STEP = 0.02
 _ENGINE_EVERY = 5
 # Seconds after which a bot's process tree is walked again even if no thread count changed.
 _TREE_AGE = 1.0
+# The most schedstat files of the arena's own threads `ArenaLag.thread_wait` keeps open.
+_THREAD_FDS = 64
 
 
 def _pread(fd: int) -> bytes | None:
@@ -63,12 +67,29 @@ def _open(path: str) -> int | None:
 
 @dataclass(frozen=True)
 class CpuMark:
-    """The bot's threads' CPU time and run-queue waits at one moment."""
+    """The bot's threads' CPU time and run-queue waits at one moment, as read (parsed only when used:
+    a call that ends in time never needs them)."""
 
     at: float
     """time.monotonic() when taken."""
-    threads: dict[int, tuple[int, int]]
-    """Nanoseconds each thread (by tid) has run, and waited for a CPU, since it started."""
+    tids: tuple[int, ...]
+    """The threads read."""
+    texts: tuple[bytes | None, ...]
+    """Each one's schedstat line (None: it was gone)."""
+
+    @cached_property
+    def threads(self) -> dict[int, tuple[int, int]]:
+        """Nanoseconds each thread (by tid) has run, and waited for a CPU, since it started."""
+        return _parsed(self.tids, self.texts)
+
+
+def _parsed(tids: Sequence[int], texts: Sequence[bytes | None]) -> dict[int, tuple[int, int]]:
+    threads = {}
+    for tid, text in zip(tids, texts, strict=True):
+        if text:
+            run, wait, _ = text.split(maxsplit=2)
+            threads[tid] = (int(run), int(wait))
+    return threads
 
 
 class CpuWatch:
@@ -89,7 +110,8 @@ class CpuWatch:
         self._tids: list[int] = []
         self._fds: list[int] = []
         self._threads_file = threads_file
-        # Under isolation `none`: the threads of the process tree as last walked, and when.
+        # Under isolation `none`: the processes and threads of the process tree as last walked, and when.
+        self._processes: list[int] = []
         self._tree: list[int] = []
         self._walked = -_TREE_AGE
 
@@ -113,13 +135,16 @@ class CpuWatch:
                 return []
         now = time.monotonic()
         if fresh or now - self._walked > _TREE_AGE:
-            self._tree = _tree_threads(self.pid)
+            self._processes, self._tree = _tree(self.pid)
             self._walked = now
         return self._tree
 
     def mark(self) -> CpuMark:
         """The bot's counters now: taken as a call starts."""
-        return CpuMark(time.monotonic(), self._read(self.threads()))
+        tids = self.threads()
+        if tids != self._tids:
+            self._reopen(tids)
+        return CpuMark(time.monotonic(), tuple(self._tids), tuple([_pread(fd) for fd in self._fds]))
 
     def kept_since(self, mark: CpuMark) -> float:
         """Seconds since `mark` that the bot was kept from the CPU by others (see the module docstring).
@@ -148,11 +173,25 @@ class CpuWatch:
         return max(0, ran) / 1e9
 
     def cpu_seconds(self) -> float:
-        """CPU time the bot's live processes have used, with that of the children they reaped."""
-        used = 0
-        for pid in {_tgid(tid) for tid in self.threads(fresh=True)}:
+        """CPU time the bot's live processes have used, with that of the children they reaped.
+
+        One read of each process's `stat` (a bot is one process as a rule), its processes listed
+        by its control group, or under isolation `none` by the last walk of its process tree (at most
+        `_TREE_AGE` old: a process started since, and still running, is not counted yet).
+        """
+        if self._threads_file is not None:
             try:
-                fields = (_PROC / str(pid) / "stat").read_bytes().rsplit(b")", 1)[1].split()
+                pids = [int(word) for word in self._threads_file.with_name("cgroup.procs").read_bytes().split()]
+            except OSError:
+                pids = []
+        else:
+            self.threads()
+            pids = self._processes
+        used = 0
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
             except (OSError, IndexError):
                 continue
             used += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
@@ -161,13 +200,7 @@ class CpuWatch:
     def _read(self, tids: list[int]) -> dict[int, tuple[int, int]]:
         if tids != self._tids:  # the fast path reads the files it has open, no more
             self._reopen(tids)
-        threads = {}
-        for tid, fd in zip(self._tids, self._fds, strict=True):
-            text = _pread(fd)
-            if text:
-                run, wait, _ = text.split(maxsplit=2)
-                threads[tid] = (int(run), int(wait))
-        return threads
+        return _parsed(self._tids, [_pread(fd) for fd in self._fds])
 
     def _reopen(self, tids: list[int]) -> None:
         kept = dict(zip(self._tids, self._fds, strict=True))
@@ -183,19 +216,10 @@ class CpuWatch:
             os.close(fd)
 
 
-def _tgid(tid: int) -> int:
-    try:
-        for line in (_PROC / str(tid) / "status").read_text().splitlines():
-            if line.startswith("Tgid:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return tid
-
-
-def _tree_threads(root: int) -> list[int]:
-    """The threads of `root` and of every process it forked that still runs (each thread's
-    `children` file names the processes that thread started)."""
+def _tree(root: int) -> tuple[list[int], list[int]]:
+    """The processes of the tree under `root` that still run (each thread's `children` file names
+    the processes that thread started), and all their threads."""
+    processes: list[int] = []
     threads: list[int] = []
     pending, seen = [root], set()
     while pending:
@@ -207,6 +231,7 @@ def _tree_threads(root: int) -> list[int]:
             tids = [int(entry) for entry in os.listdir(f"/proc/{pid}/task")]
         except OSError:
             continue
+        processes.append(pid)
         threads.extend(tids)
         for tid in tids:
             try:
@@ -214,7 +239,7 @@ def _tree_threads(root: int) -> list[int]:
                     pending.extend(int(word) for word in children.read().split())
             except OSError:
                 pass
-    return threads
+    return processes, threads
 
 
 class ArenaLag:
@@ -236,6 +261,7 @@ class ArenaLag:
         self._listed_at = -_TREE_AGE
         self._waits: dict[int, int] = {}
         self._fds: dict[int, int] = {}
+        self._thread_fds: dict[int, int] = {}  # `thread_wait`'s schedstat files, by tid, kept open
 
     def loop_total(self) -> float:
         """Seconds the event loop has been late so far, its current delay included."""
@@ -248,6 +274,23 @@ class ArenaLag:
         if fresh:
             self._add_engine_waits()
         return self._engine
+
+    def thread_wait(self, tid: int) -> int:
+        """Nanoseconds the arena's thread `tid` has waited for a CPU since it started (0 once it is
+        gone). Its file is kept open: grpcio's threads that take in replies live long, and a call
+        reads one twice."""
+        fd = self._thread_fds.get(tid)
+        if fd is None:
+            if len(self._thread_fds) >= _THREAD_FDS:  # threads come and go: start the cache afresh
+                self._close_threads()
+            if (fd := _open(f"/proc/self/task/{tid}/schedstat")) is None:
+                return 0
+            self._thread_fds[tid] = fd
+        text = _pread(fd)
+        if not text:
+            os.close(self._thread_fds.pop(tid))
+            return 0
+        return int(text.split(maxsplit=2)[1])
 
     def take_worst(self) -> float:
         """The event loop's longest single delay since the last call (seconds), then start over."""
@@ -272,6 +315,12 @@ class ArenaLag:
             for fd in self._fds.values():
                 os.close(fd)
             self._fds.clear()
+            self._close_threads()
+
+    def _close_threads(self) -> None:
+        for fd in self._thread_fds.values():
+            os.close(fd)
+        self._thread_fds.clear()
 
     def _engine_threads(self) -> None:
         # grpcio names the threads of its event engine; their number changes now and then.
@@ -334,7 +383,7 @@ class CallTime:
         self.grace = grace
         """The most `credit` gives, in seconds."""
         self._mark = cpu.mark() if cpu is not None else None
-        self._callback = _open(f"/proc/self/task/{callback_thread}/schedstat") if callback_thread else None
+        self._callback = callback_thread
         self._callback_then = self._callback_wait()
         self._engine_then = self._lag.engine_total()
         self.created = time.monotonic()
@@ -347,11 +396,6 @@ class CallTime:
         """The call has been handed to grpcio: its time runs from now."""
         self.started = time.monotonic()
         self._trio_started = trio.current_time()
-
-    def close(self) -> None:
-        if self._callback is not None:
-            os.close(self._callback)
-            self._callback = None
 
     def at(self, seconds: float) -> float:
         """The trio time `seconds` after the call started (for cancel-scope deadlines)."""
@@ -371,5 +415,4 @@ class CallTime:
         return self._cpu.ran_since(self._mark) if self._cpu is not None and self._mark is not None else None
 
     def _callback_wait(self) -> int:
-        text = _pread(self._callback) if self._callback is not None else None
-        return int(text.split(maxsplit=2)[1]) if text else 0
+        return self._lag.thread_wait(self._callback) if self._callback is not None else 0

@@ -391,6 +391,7 @@ class Cgroup:
         self.directories = tuple(directories)
         self.limits = limits
         self._waiting = False
+        self._weights: list[tuple[int, bytes, bytes]] | None = None  # open weight files, for `set_waiting`
 
     @classmethod
     def create(cls, bot: str, limits: ProcessLimits) -> Cgroup:
@@ -433,17 +434,31 @@ class Cgroup:
         the default weight while the arena waits for it; nothing without the cpu controller.
 
         A waiting bot still runs when a CPU is free, but yields it to any bot that is deciding.
+        Twice a call: the weight files are opened once and kept open until `close`.
         """
         if waiting == self._waiting:
             return
-        for version, controllers, directory in self.directories:
-            if "cpu" in controllers:
-                name, weights = ("cpu.shares", _SHARES) if version == 1 else ("cpu.weight", _WEIGHTS)
-                try:
-                    (directory / name).write_text(str(weights[waiting]))
-                except OSError:  # the group is being removed
-                    return
+        if self._weights is None:
+            self._weights = []
+            for version, controllers, directory in self.directories:
+                if "cpu" in controllers:
+                    name, weights = ("cpu.shares", _SHARES) if version == 1 else ("cpu.weight", _WEIGHTS)
+                    try:
+                        fd = os.open(directory / name, os.O_WRONLY | os.O_CLOEXEC)
+                    except OSError:  # the group is being removed
+                        return
+                    self._weights.append((fd, str(weights[False]).encode(), str(weights[True]).encode()))
+        for fd, deciding, idle in self._weights:
+            try:
+                os.pwrite(fd, idle if waiting else deciding, 0)
+            except OSError:  # the group is being removed
+                return
         self._waiting = waiting
+
+    def _close_weights(self) -> None:
+        for fd, _, _ in self._weights or ():
+            os.close(fd)
+        self._weights = None
 
     def pids(self) -> set[int]:
         """Every process in the group (read from each hierarchy; a root bot could leave one)."""
@@ -509,11 +524,13 @@ class Cgroup:
 
     def discard(self) -> None:
         """Remove a group that no process joined (the launch failed)."""
+        self._close_weights()
         for _, _, directory in self.directories:
             _rmdir(directory)
 
     async def close(self) -> None:
         """Kill whatever is left in the group until it is empty, then remove the group."""
+        self._close_weights()
         with trio.move_on_after(_KILL_WAIT):
             while self.pids():
                 self.kill_all()

@@ -559,7 +559,6 @@ class BotConnection:
             if measure:  # one read per thread of the bot (a figure, not the history's: see DecisionCost)
                 arrived = call.arrived if call is not None and call.arrived is not None else time.monotonic()
                 self.last_cost = DecisionCost(arrived - clock.created, clock.cpu(), credit)
-            clock.close()
             if cgroup is not None:
                 cgroup.set_waiting(True)
         self.behind = False

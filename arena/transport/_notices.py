@@ -87,7 +87,7 @@ class NoticeBoard:
 
         Post right after the batch: a notice carries the balances, stacks and pot of that moment.
         """
-        moment = Moment.of(state)
+        moment: Moment | None = None  # taken for the first event that brings a notice: most bring none
         showdown = pb.SHOWDOWN_KIND_HEADS_UP
         for event in events:
             if isinstance(event, (PotWon, PotSplit)):
@@ -96,6 +96,9 @@ class NoticeBoard:
                 showdown = _COMPARING[event.kind]
             elif isinstance(event, ShortOfChips):
                 showdown = pb.SHOWDOWN_KIND_SHORT
+            if isinstance(event, _SILENT):
+                continue
+            moment = moment or Moment.of(state)
             told = notices_for(event, seats, session_id=self.session_id, moment=moment, showdown=showdown,
                                pots_played=self._pots_played)
             for seat, notice in told.items():
@@ -108,6 +111,8 @@ class NoticeBoard:
         return notices
 
 
+_SILENT = (SessionStarted, AntePaid, Acted, SvaraDeclared, Entered, SessionCut)
+"""The events that bring no notice (`notice_for`: told inside the requests, by the Hello, or by the session's end)."""
 _COMPARING = {"open": pb.SHOWDOWN_KIND_OPEN, "call": pb.SHOWDOWN_KIND_CALL}
 """Stake profiles: the actions that end the betting with a comparison, and the showdown each makes."""
 
@@ -170,7 +175,7 @@ def notice_for(event: Event, seat: int, *, session_id: str, moment: Moment,
                 share=amount_to_proto(visible.share), balances=_amounts(visible.balances),
                 stacks=_amounts(moment.stacks)))
         case SessionStarted() | AntePaid() | Acted() | SvaraDeclared() | Entered() | SessionCut():
-            return None  # told inside the requests (actions, svaras), by the Hello, or by the session's end
+            return None  # told inside the requests (actions, svaras), by the Hello, or by the session's end (`_SILENT`)
         case _:
             assert_never(visible)
 
