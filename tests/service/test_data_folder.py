@@ -75,7 +75,7 @@ def test_a_second_serve_is_refused_in_seconds_while_the_first_plays_on_and_its_r
         assert attempts == 1, session
         state = replay_file(data / history).state
         assert [format_amount(amount) for amount in state.balances] == json.loads(balances), session
-    assert sorted(path.name for path in (data / "ladder" / "histories").iterdir()) == sorted(
+    assert sorted(path.name for path in (data / "ladder" / "histories").glob("*.jsonl")) == sorted(
         f"{session}.jsonl" for session, *_ in rows)
 
 
