@@ -12,6 +12,7 @@ from pathlib import Path
 from ..engine import format_amount
 from ..storage import FaultReason, SessionRecord
 from ..tournament import BOOK_NAME
+from ._adjusted import adjusted_chip_rates
 from ._analysis import (
     Latency,
     PairRecord,
@@ -78,9 +79,10 @@ def _standings_page(site: Site, results: Results) -> Path:
                        x_label="Sessions finished", y_label="Rating (Elo)")
     table = [(size, [progress.ratings.get(name, [None] * len(progress.sessions))[index] for name in names])
              for index, size in enumerate(progress.sessions)]
+    adjusted = adjusted_chip_rates(results.folder, results.sessions)
     return site.render("standings.html", "index.html", standings=standings, source=results.standings_source,
-                       verify=verify, deals=book.is_file(), intervals=intervals, progress=lines, progress_table=table,
-                       names=names,
+                       verify=verify, deals=book.is_file(), adjusted=adjusted, intervals=intervals,
+                       progress=lines, progress_table=table, names=names,
                        audit=f"seka-arena replay --results {shlex.quote(str(results.folder))} "
                              f"--commitment {shlex.quote(standings.seed_commitment)}")
 

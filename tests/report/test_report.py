@@ -12,6 +12,8 @@ import pytest
 
 from arena.cli import main
 from arena.engine import format_amount
+from arena.ratings import SessionOutcome, adjust, chip_rate, session_terms
+from arena.replay import replay_file
 from arena.report import ReportError, Site, bot_page, parse_standings, write_report
 from arena.storage import Store
 
@@ -53,6 +55,32 @@ def test_the_standings_page_shows_the_numbers_of_standings_json(played: tuple[Pa
     page = (results / "report" / "index.html").read_text()
     assert document["seed_commitment"] in page
     assert document["secret"] and f"printf %s {document['secret']} | sha256sum" in page
+
+
+def test_the_standings_page_shows_each_bots_adjusted_chip_rate_beside_the_raw_one(played: tuple[Path, str]) -> None:
+    results, _ = played
+    # What the ratings library gives from the histories, independently of the report.
+    with Store.open(results / "tournament.sqlite", read_only=True) as store:
+        records = [record for record in store.sessions() if record.history_path is not None]
+    sessions = []
+    for record in records:
+        state = replay_file(results / record.history_path).state
+        sessions.append((SessionOutcome(state.bots, tuple(state.balances), record.block),
+                         session_terms(state.rules, state.events)))
+    expected = chip_rate(adjust(sessions), resamples=1000, rng_seed=0)
+    rows = parse(results / "report" / "index.html").find("table", id="standings").find_all("tr", data_bot=None)
+    assert len(rows) == len(expected) == 3
+    for shown in rows:
+        stats = expected[shown.attrs["data-bot"]]
+        cells = {name: shown.find(data_field=name) for name in
+                 ("chip_rate", "adjusted_chip_rate", "adjusted_chip_ci_low", "adjusted_chip_ci_high")}
+        assert cells["adjusted_chip_rate"].find("span").attrs["title"] == f"exactly {format_amount(stats.chip_rate)}"
+        assert float(cells["adjusted_chip_rate"].attrs["data-value"]) == float(stats.chip_rate)
+        assert float(cells["adjusted_chip_ci_low"].attrs["data-value"]) == stats.ci_low
+        assert float(cells["adjusted_chip_ci_high"].attrs["data-value"]) == stats.ci_high
+        assert cells["chip_rate"] is not None  # the raw chip rate stays, beside it
+    # Adjusted balances still sum to zero at every table, so the chip rates weighted by sessions do too.
+    assert sum(stats.chip_rate * stats.sessions for stats in expected.values()) == 0
 
 
 def test_the_site_is_well_formed_offline_and_every_link_resolves(played: tuple[Path, str]) -> None:
