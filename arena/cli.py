@@ -450,7 +450,8 @@ def _sprt(args: argparse.Namespace) -> int:
     """Play a new bot against an old one in heads-up duplicate pairs until an SPRT decides.
 
     H0: the new bot is elo0 stronger; H1: it is elo1 stronger. Each pair plays the same cards twice
-    with the seats swapped and scores 1, 1/2 or 0 for the new bot's net chips.
+    with the seats swapped and scores 1, 1/2 or 0 for the new bot's net chips (or, with --adjusted, its
+    adjusted result: docs/ratings.md).
     Example: seka-arena sprt "python3 sample_bots/strong_bot.py" "python3 sample_bots/threshold_bot.py" --elo1 50
     """
     limit = TimeLimit(decision_ms=args.decision_ms)
@@ -464,11 +465,12 @@ def _sprt(args: argparse.Namespace) -> int:
           f"(the deals come from both: deal them again with {_seed_options(text, key)})")
 
     def report(pair: PairResult, test: Sprt) -> None:
-        print(f"pair {pair.number:4d}: score {pair.score:g} (chips {pair.chips}); "
+        adjusted = "" if pair.adjusted is None else f", adjusted {pair.adjusted}"
+        print(f"pair {pair.number:4d}: score {pair.score:g} (chips {pair.chips}{adjusted}); "
               f"W-D-L {test.wins}-{test.draws}-{test.losses}, LLR {test.llr:+.3f}", flush=True)
 
     _run_trio(lambda: run_sprt(new, old, rules=GEORGIAN, sprt=sprt, seed=seed, max_pairs=args.max_pairs,
-                              concurrency=args.concurrency, out=out, on_pair=report))
+                              concurrency=args.concurrency, out=out, on_pair=report, adjusted=args.adjusted))
     verdict = {"H1": f"H1 accepted: {new.name} is at least {args.elo1:g} Elo stronger",
                "H0": f"H0 accepted: {new.name} is not {args.elo1:g} Elo stronger",
                None: f"no decision after {sprt.games} pairs (cap {args.max_pairs})"}[sprt.decision]
@@ -657,6 +659,9 @@ def build_parser() -> argparse.ArgumentParser:
     sprt.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default 0.05)")
     sprt.add_argument("--max-pairs", type=int, default=500, help="stop after this many pairs (default 500)")
     sprt.add_argument("--concurrency", type=int, default=4, help="pairs in flight (default 4)")
+    sprt.add_argument("--adjusted", action="store_true",
+                      help="score each pair on the adjusted results (docs/ratings.md): less the luck of svara "
+                           "re-deals and of draws from announced distributions, so fewer pairs decide")
     sprt.add_argument("--decision-ms", type=_limit("decision_ms"), default=1000,
                       help="time per decision (default 1000)")
     sprt.add_argument("--seed", help="seed of the pairs' deals (default: random, printed); the deals come from it "

@@ -19,7 +19,7 @@ from arena.cli import main
 from arena.executor import _jobs
 from arena.history import read_resources
 from arena.match import SessionResult, run_session
-from arena.ratings import VALUE_FUNCTION, value_function_digest
+from arena.ratings import VALUE_FUNCTION, pair_score, session_terms, value_function_digest
 from arena.replay import replay_file
 from arena.storage import SessionStatus, StorageError
 from arena.tournament import TournamentRunner, _runner, load_config, parse_config
@@ -153,6 +153,23 @@ def test_sprt_accepts_that_the_caller_beats_the_random_bot(tmp_path: Path, capsy
         for mirror in (0, 1):  # and beside each history, what its decisions cost
             figures = read_resources(histories / f"p{number:04d}-{mirror}.jsonl")
             assert figures is not None and len(figures) > 1 and "peak_memory_kb" in figures[-1]
+
+
+def test_sprt_adjusted_scores_each_pair_on_its_adjusted_results(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sprt", f"python3 {ROOT}/sample_bots/call_bot.py", f"python3 {ROOT}/sample_bots/random_bot.py",
+                 "--adjusted", "--elo1", "100", "--max-pairs", "12", "--concurrency", "2", "--seed", "sprt-adjusted",
+                 "--out", str(tmp_path)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("pair ")]
+    assert lines
+    histories = tmp_path / "sprt-sprt-adjusted" / "histories"
+    for line in lines:
+        number = int(line.split()[1].rstrip(":"))
+        terms = [session_terms(state.rules, state.events) for state in
+                 (replay_file(histories / f"p{number:04d}-{mirror}.jsonl").state for mirror in (0, 1))]
+        adjusted = terms[0].known[0] + terms[1].known[1]
+        raw = terms[0].raw[0] + terms[1].raw[1]
+        assert f"score {pair_score(terms[0].known, terms[1].known):g} (chips {raw}, adjusted {adjusted});" in line
 
 
 CRASHING = """\
