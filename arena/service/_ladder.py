@@ -14,6 +14,10 @@ results stay in the history. The next table is chosen by `choose_table`:
    prior games). Bots with few sessions have a large variance, so they are weighted up; close
    pairs have p(1-p) near its maximum 1/4.
 
+The fit behind the choice counts each session's finishing order by its adjusted result (its raw
+balances less the luck of svara re-deals and of draws from announced distributions: docs/ratings.md),
+which is stored beside the raw balances; every page shows the raw ones.
+
 A block is planned (all its mirrors, in one transaction) before it is played, and its sessions are
 played one after the other (mirrors share their deals: never at the same time); a block left
 unfinished by a stopped service is played to its end first on the next start.
@@ -54,7 +58,7 @@ import trio
 from ..engine import Amount, ArenaError
 from ..history import write_history, write_resources
 from ..match import public_session_id, run_session
-from ..ratings import ELO_PER_NAT, PairResults, RatingError, bradley_terry_pairs
+from ..ratings import ELO_PER_NAT, PairResults, RatingError, bradley_terry_pairs, session_terms
 from ..storage import FaultReason, StorageError, is_disk_full, make_way_for_replay
 from ..tournament import block_seed, commitment, mirrors
 from ._service import Service
@@ -391,8 +395,13 @@ class Ladder:
         for seat in result.seats:
             faults[seat.seat] = sum(seat.telemetry["faults"].values())
             reasons[seat.seat] = tuple(FaultReason(kind, reason, count) for kind, reason, count in seat.fault_reasons)
+        # The tables are chosen from adjusted results (less the luck of svara re-deals and of announced
+        # distributions' draws: docs/ratings.md); the deal control variate, fitted across blocks, is left out.
+        adjusted = await trio.to_thread.run_sync(
+            lambda: session_terms(self.service.config.rules, result.events).known)
         await trio.to_thread.run_sync(lambda: store.record_ladder_result(
-            session.id, balances, faults, str(history.relative_to(self.service.config.data)), reasons))
+            session.id, balances, faults, str(history.relative_to(self.service.config.data)), reasons,
+            adjusted=adjusted))
         self.service.disk_full.cleared()
         self.service.notify()
         await self._announce_progress()

@@ -184,6 +184,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         # The ladder's progress (sessions in the last hour, the last one's time) read by index, not by scan
         "CREATE INDEX ladder_by_finish ON ladder_sessions (finished_at)",
     )),
+    Migration("0009_ladder_adjusted", (
+        # JSON amounts by seat: the adjusted result the ladder chooses tables from (docs/ratings.md); NULL
+        # for sessions played before, whose raw balances stand in. The raw balances stay in `balances`.
+        "ALTER TABLE ladder_sessions ADD COLUMN adjusted TEXT",
+    )),
 )
 """The service's schema, oldest first (never edit one that shipped: add another)."""
 
@@ -284,6 +289,14 @@ class LadderSession:
     fault_reasons: tuple[tuple[FaultReason, ...], ...] | None = None
     """By seat, each distinct fault with the arena's reason (a crash's quotes the bot's stderr: its
     author's and the organisers' to read); None when not recorded (played before they were)."""
+    adjusted: tuple[Amount, ...] | None = None
+    """By seat, the adjusted result the ladder chose tables from (docs/ratings.md); None when not
+    recorded (played before it was): the raw `balances` stood in."""
+
+    @property
+    def ranked(self) -> tuple[Amount, ...] | None:
+        """The balances the ladder's choice of tables counts finishing orders by: adjusted when recorded."""
+        return self.adjusted if self.adjusted is not None else self.balances
 
 
 @dataclass(frozen=True)
@@ -753,7 +766,7 @@ class ServiceStore:
                 sessions = self.ladder_sessions(block=block)
                 for version in sessions[0].seating if sessions else ():
                     blocks[str(version)] -= 1
-                for key, wins in _pair_counts([(s.seating, s.balances) for s in sessions if s.balances]).items():
+                for key, wins in _pair_counts([(s.seating, s.ranked) for s in sessions if s.ranked]).items():
                     counts[key] = [have - less for have, less in zip(counts[key], wins, strict=True)]
         pairs: dict[tuple[str, str], tuple[Fraction, Fraction]] = {}
         for (low, high, seats), (low_wins, draws, high_wins) in counts.items():
@@ -796,18 +809,22 @@ class ServiceStore:
 
     def record_ladder_result(self, session_id: str, balances: Sequence[Amount], faults: Sequence[int],
                              history_path: str,
-                             fault_reasons: Sequence[Sequence[FaultReason]] | None = None) -> None:
-        """Store a session's result: balances, fault counts and (when given) reasons, by seat."""
-        if sum(balances) != 0:
+                             fault_reasons: Sequence[Sequence[FaultReason]] | None = None,
+                             adjusted: Sequence[Amount] | None = None) -> None:
+        """Store a session's result: balances, fault counts and (when given) reasons and adjusted result, by
+        seat; the ladder's choice of tables counts finishing orders by the adjusted result when given."""
+        if sum(balances) != 0 or (adjusted is not None and sum(adjusted) != 0):
             raise StorageError(f"ladder session {session_id}: balances must sum to zero")
         with self._write(f"recording {session_id}") as connection:
             updated = connection.execute(
                 "UPDATE ladder_sessions SET status = 'finished', balances = ?, faults = ?, fault_reasons = ?, "
-                "history_path = ?, finished_at = ? WHERE id = ? AND status != 'finished' RETURNING seating",
+                "history_path = ?, finished_at = ?, adjusted = ? WHERE id = ? AND status != 'finished' "
+                "RETURNING seating",
                 (_amounts_json(balances), json.dumps(list(faults)), _reasons_json(fault_reasons), history_path,
-                 self.now(), session_id)).fetchall()
+                 self.now(), None if adjusted is None else _amounts_json(adjusted), session_id)).fetchall()
             if updated:  # counted once: a result recorded again changes nothing
-                _add_results(connection, [(tuple(json.loads(updated[0][0])), tuple(balances))])
+                _add_results(connection, [(tuple(json.loads(updated[0][0])),
+                                           tuple(balances if adjusted is None else adjusted))])
             # The block's last result clears its failures in the same transaction: a finished block has none.
             connection.execute(
                 "DELETE FROM ladder_failures WHERE block = (SELECT block FROM ladder_sessions WHERE id = ?) "
@@ -996,7 +1013,7 @@ def _rebuild_ladder_aggregates(connection: sqlite3.Connection) -> None:
                        "FROM ladder_seats GROUP BY version")
     finished = [(tuple(json.loads(seating)), tuple(parse_amount(text) for text in json.loads(balances)))
                 for seating, balances in connection.execute(
-                    "SELECT seating, balances FROM ladder_sessions WHERE status = 'finished'")]
+                    "SELECT seating, COALESCE(adjusted, balances) FROM ladder_sessions WHERE status = 'finished'")]
     _add_results(connection, finished)
 
 
@@ -1046,7 +1063,7 @@ def _readable(rows: Iterable[sqlite3.Row]) -> tuple[list[LadderSession], list[tu
 
 
 def _ladder(row: sqlite3.Row) -> LadderSession:
-    balances, faults = row["balances"], row["faults"]
+    balances, faults, adjusted = row["balances"], row["faults"], row["adjusted"]
     try:
         return LadderSession(
             id=row["id"], block=row["block"], mirror=row["mirror"], reason=row["reason"],
@@ -1055,7 +1072,8 @@ def _ladder(row: sqlite3.Row) -> LadderSession:
             balances=None if balances is None else tuple(parse_amount(text) for text in json.loads(balances)),
             faults=None if faults is None else tuple(int(count) for count in json.loads(faults)),
             history_path=row["history_path"], created_at=row["created_at"], finished_at=row["finished_at"],
-            fault_reasons=_reasons(row["fault_reasons"]))
+            fault_reasons=_reasons(row["fault_reasons"]),
+            adjusted=None if adjusted is None else tuple(parse_amount(text) for text in json.loads(adjusted)))
     except (ValueError, TypeError) as error:  # not what the service wrote: a damaged file, a hand edit
         raise StorageError(f"ladder session {row['id']}: a stored value is damaged ({error}); nothing was changed: "
                            "restore the service store from a backup") from None

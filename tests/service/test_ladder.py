@@ -7,6 +7,7 @@ import logging
 import random
 from collections import Counter
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -16,7 +17,8 @@ import trio
 
 from arena.engine import GEORGIAN
 from arena.isolation import Isolation
-from arena.ratings import SessionOutcome, pair_results
+from arena.ratings import SessionOutcome, pair_results, session_terms
+from arena.replay import replay_file
 from arena.service import (
     Author,
     Ladder,
@@ -29,6 +31,7 @@ from arena.service import (
     open_service,
     table_information,
 )
+from arena.storage import StorageError
 
 from ._archives import sample_archive
 
@@ -197,3 +200,47 @@ async def test_a_block_whose_failure_clears_finishes_on_its_retry(tmp_path: Path
     assert [(session.id, session.attempts) for session in service.store.ladder_sessions(block=1)] == [
         ("L000001-1", 2), ("L000001-2", 1)]
     service.store.close()
+
+
+# --- the adjusted results the ladder chooses tables from (issue 27) ----------------------------------------------
+
+async def test_the_ladder_stores_each_sessions_adjusted_result_and_counts_finishing_orders_by_it(
+        tmp_path: Path) -> None:
+    service = _service(tmp_path / "data", retry_seconds=0.05, max_failures=2)
+    ladder = Ladder(service, rng=random.Random(1))
+    for _ in range(4):
+        block = ladder.next_block()
+        assert block is not None
+        for session in block:
+            await ladder.play(session)
+    finished = [session for session in service.store.ladder_sessions() if session.status == "finished"]
+    assert len(finished) == 8
+    for session in finished:
+        assert session.history_path is not None
+        state = replay_file(service.config.data / session.history_path).state
+        assert session.balances == tuple(state.balances)  # the raw result stays stored
+        assert session.adjusted == session_terms(service.config.rules, state.events).known
+    # The table choice counts finishing orders by the adjusted results: the same as pair_results of them.
+    versions = {session.seating for session in finished}
+    assert len(versions) == 2
+    expected = pair_results([SessionOutcome(tuple(map(str, session.seating)), session.adjusted or (),
+                                            str(session.block)) for session in finished])
+    assert service.store.ladder_standing().pairs == expected
+    service.store.close()
+
+
+def test_a_recorded_adjusted_result_decides_the_ladders_finishing_order_and_the_raw_one_stays(tmp_path: Path) -> None:
+    service = _service(tmp_path / "data")
+    store = service.store
+    [first, second] = store.plan_block([(1, 2), (2, 1)], seed=lambda number: f"seed-{number}", reason="test")
+    # Raw: version 1 wins both; adjusted (its luck taken away): it loses both.
+    store.record_ladder_result(first.id, (3, -3), (0, 0), "h1", adjusted=(-1, 1))
+    store.record_ladder_result(second.id, (-2, 2), (0, 0), "h2", adjusted=(1, -1))
+    assert [session.balances for session in store.ladder_sessions(block=first.block)] == [(3, -3), (-2, 2)]
+    assert store.ladder_standing().pairs == {("1", "2"): (Fraction(0), Fraction(2))}
+    # A set-aside block is taken out by the same adjusted orders it was counted with.
+    store.record_ladder_failure(first.block, "test", max_failures=1)
+    assert store.ladder_standing(exclude_blocks={first.block}).pairs == {}
+    with pytest.raises(StorageError, match="sum to zero"):
+        store.record_ladder_result(second.id, (-2, 2), (0, 0), "h2", adjusted=(1, 0))
+    store.close()
