@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 import random
 from collections.abc import Sequence
@@ -212,16 +211,12 @@ class SoftThresholdPolicy:
         self._raise_from = raise_from
         self._evaluator = evaluator
 
-    def act(self, view: TurnView) -> Action:
-        """A turn answered plainly, the one before it has looked (a look is no betting action)."""
-        return _LOOK if view.legal.can_look else _FOLD
-
-    def distribution(self, view: TurnView) -> list[tuple[Action, float]] | None:
-        """This turn's choices with their probabilities (they sum to 1, no action twice), or None when
-        the turn is answered plainly (`act`)."""
+    def act(self, view: TurnView) -> Action | Mix:
+        """This turn's choices with their probabilities (they sum to 1, no action twice); a look, before it
+        has seen its cards, is answered plainly (a look is no betting action)."""
         legal = view.legal
         if not legal.seen:
-            return None
+            return _LOOK if legal.can_look else _FOLD
         strength = self._evaluator.value(view.cards).strength
         least, more = self._least_and_more(view, strength)
         weights = ((0.75, 0.25, 0.0) if strength < self._call_from else
@@ -230,7 +225,7 @@ class SoftThresholdPolicy:
         for action, weight in zip((_FOLD, least, more), weights, strict=True):
             if weight:
                 merged[action] = merged.get(action, 0.0) + weight
-        return list(merged.items())
+        return Mix.of(merged)
 
     def _least_and_more(self, view: TurnView, strength: int) -> tuple[Action, Action]:
         legal = view.legal
@@ -249,37 +244,3 @@ class SoftThresholdPolicy:
 
     def svara(self, view: SvaraView) -> SvaraAnswer:
         return SvaraAnswer(view.price <= 3)
-
-
-def play_recording_mixes(rules: Rules, policies: Sequence[Policy | SoftThresholdPolicy], *, seed: str,
-                         session: str = "") -> tuple[SessionState, dict[int, list[tuple[Action, float]]]]:
-    """Play one session in process; a policy with a `distribution` has its action drawn from it.
-
-    Returns the finished state and each drawn decision's distribution by its event's index. The draw is
-    derived from the seed, the session and the event's index, so the same seed plays the same session.
-    """
-    state = SessionState(rules, bots=[policy.name for policy in policies], seed=seed, session=session)
-    mixes: dict[int, list[tuple[Action, float]]] = {}
-    while not state.is_finished:
-        assert state.to_act is not None
-        policy = policies[state.to_act]
-        if state.phase is Phase.SVARA_OFFER:
-            state.apply(policy.svara(svara_view(state)))
-            continue
-        view = turn_view(state)
-        distribution = policy.distribution(view) if isinstance(policy, SoftThresholdPolicy) else None
-        if distribution is None:
-            if isinstance(plain := policy.act(view), Mix):
-                state.apply_mix(plain)
-            else:
-                state.apply(plain)
-            continue
-        index = len(state.events)
-        digest = hashlib.sha256(f"seka-mix|{seed}|{session}|{index}".encode()).digest()
-        threshold = (int.from_bytes(digest[:8], "big") >> 11) / (1 << 53)
-        running = 0.0
-        chosen = next((action for action, p in distribution if (running := running + p) > threshold),
-                      distribution[-1][0])
-        mixes[index] = distribution
-        state.apply(chosen)
-    return state, mixes

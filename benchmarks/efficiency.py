@@ -16,14 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import profile
-from arena.policies import Policy, SoftThresholdPolicy, ThresholdPolicy, play_recording_mixes
+from arena.policies import Policy, SoftThresholdPolicy, ThresholdPolicy, play_in_process
 from arena.ratings import SessionOutcome, SessionTerms, adjust, session_terms
 from arena.tournament import mirrors
 
 from .common import Sizes
 from .duplicate import sessions_needed
-
-Player = Policy | SoftThresholdPolicy
 
 BIAS_CASES = [("georgian", {}, 2), ("georgian", {}, 3), ("georgian", {"dark": "true", "tie": "split"}, 6),
               ("classic", {}, 2), ("classic", {"open": "multiway"}, 3), ("classic", {}, 6),
@@ -31,20 +29,20 @@ BIAS_CASES = [("georgian", {}, 2), ("georgian", {}, 3), ("georgian", {"dark": "t
 """Every profile, 2, 3, 6 and 8 seats, with the dark, split and multiway options (as the test)."""
 
 
-def _pair(mixed: bool) -> tuple[Player, Player]:
+def _pair(mixed: bool) -> tuple[Policy, Policy]:
     if mixed:
         return SoftThresholdPolicy(name="soft"), SoftThresholdPolicy(name="loose", call_from=15, raise_from=22)
     return ThresholdPolicy(name="threshold"), ThresholdPolicy(name="loose-threshold", call_from=15, raise_from=22)
 
 
-def _fillers(count: int) -> list[Player]:
+def _fillers(count: int) -> list[Policy]:
     return [ThresholdPolicy(name=f"filler{seat}", call_from=17 + seat, raise_from=24 + seat) for seat in range(count)]
 
 
-def _play(table: Sequence[Player], seed: str, block: str) -> tuple[SessionOutcome, SessionTerms]:
+def _play(table: Sequence[Policy], seed: str, block: str) -> tuple[SessionOutcome, SessionTerms]:
     rules = profile("georgian")
-    state, mixes = play_recording_mixes(rules, list(table), seed=seed)
-    terms = session_terms(rules, state.events, mixes)
+    state = play_in_process(rules, table, seed=seed)
+    terms = session_terms(rules, state.events)
     return SessionOutcome(state.bots, terms.raw, block), terms
 
 
@@ -107,16 +105,15 @@ def bias(sessions_per_case: int) -> dict[str, Any]:
     for name, options, seats in BIAS_CASES:
         rules = profile(name, options)
         evaluator = rules.evaluator
-        table: list[Player] = [SoftThresholdPolicy(name="soft", evaluator=evaluator),
+        table: list[Policy] = [SoftThresholdPolicy(name="soft", evaluator=evaluator),
                                SoftThresholdPolicy(name="loose", call_from=15, raise_from=22, evaluator=evaluator)]
         table += [ThresholdPolicy(name=f"plain{seat}", call_from=16 + 2 * seat, evaluator=evaluator)
                   for seat in range(seats - 2)]
         played = []
         for number in range(sessions_per_case):
             shift = number % seats
-            state, mixes = play_recording_mixes(rules, table[shift:] + table[:shift],
-                                                seed=f"bias-{name}-{seats}-{number}")
-            terms = session_terms(rules, state.events, mixes)
+            state = play_in_process(rules, table[shift:] + table[:shift], seed=f"bias-{name}-{seats}-{number}")
+            terms = session_terms(rules, state.events)
             played.append((SessionOutcome(state.bots, terms.raw, f"s{number}"), terms))
         differences = [float(fixed.balance_of("soft") - outcome.balance_of("soft"))
                        for fixed, (outcome, _) in zip(adjust(played), played, strict=True)]

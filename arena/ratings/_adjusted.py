@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -41,6 +41,7 @@ from ..engine import (
     Fold,
     Look,
     Looked,
+    Mix,
     MultiwayOpen,
     Open,
     Phase,
@@ -57,10 +58,6 @@ from ..engine import (
     profile,
 )
 from ._outcome import RatingError, SessionOutcome
-
-Entries = Sequence[tuple[Action, float | Fraction]]
-"""A decision's known distribution, as a mix's entries: each action with its probability. The arena
-draws with probability p / Σp, so that, converted exactly to a Fraction, is π."""
 
 VALUE_FUNCTION = "hindsight/1"
 """The identity of Q, committed with a tournament's seed commitment together with `value_function_digest()`."""
@@ -153,7 +150,7 @@ def _deal_term(state: SessionState) -> list[Amount]:
     return [values[seat] - balances[seat] - fair if seat in players else 0 for seat in range(state.seats)]
 
 
-def _decision(state: SessionState, event: Event) -> tuple[Action | None, Fault | None]:
+def _decision(event: Event) -> tuple[Action | None, Fault | None]:
     """The decision a recorded event is (a fault: the arena's fold or decline for the seat)."""
     match event:
         case Acted(fault=fault) if fault is not None:
@@ -181,19 +178,20 @@ _PLAIN: dict[str, Action] = {"show": Show(), "support": Support(), "open": Open(
                              "multiway_open": MultiwayOpen()}
 
 
-def session_terms(rules: Rules, events: Sequence[Event], mixes: Mapping[int, Entries] | None = None) -> SessionTerms:
+def session_terms(rules: Rules, events: Sequence[Event]) -> SessionTerms:
     """Replay a seeded session's events with the engine and sum its terms of known mean zero by seat.
+
+    A decision answered with a distribution (an `action` event with its `mix`, history format 3) is
+    replayed by drawing from its mix again, so its draw is checked too; the other decisions are the bots'
+    own, and nothing is known of how they were chosen.
 
     Args:
         rules: the rules the session was played under.
         events: the session's whole history, as the engine emitted it.
-        mixes: by index in `events`, the distribution each decision was drawn from (decisions left out
-            are the bots' own: nothing is known of how they were chosen).
 
     Raises:
         RatingError: the events are not a seeded session these rules replay to the same events.
     """
-    mixes = mixes or {}
     start = events[0] if events else None
     if not isinstance(start, SessionStarted) or start.dealing != "seeded":
         raise RatingError("only a whole history of a seeded session can be replayed for its adjusted result")
@@ -208,12 +206,15 @@ def session_terms(rules: Rules, events: Sequence[Event], mixes: Mapping[int, Ent
         if state.is_finished:
             raise RatingError(f"the history goes on after its session's end (event {cursor})")
         event = events[cursor]
-        action, fault = _decision(state, event)
-        mix = mixes.get(cursor) if fault is None else None
+        mix = event.mix if isinstance(event, Acted) else None
         if mix is not None:
             expected = _expected_value(state, mix)
         try:
-            new = state.apply(action, fault=fault)
+            if mix is not None:
+                new = state.apply_mix(mix)
+            else:
+                action, fault = _decision(event)
+                new = state.apply(action, fault=fault)
         except ValueError as error:
             raise RatingError(f"event {cursor} does not replay: {error}") from None
         if tuple(new) != tuple(events[cursor:cursor + len(new)]):
@@ -234,18 +235,17 @@ def session_terms(rules: Rules, events: Sequence[Event], mixes: Mapping[int, Ent
     return SessionTerms(tuple(state.balances), tuple(decisions), tuple(redeals), tuple(luck))
 
 
-def _expected_value(state: SessionState, mix: Entries) -> list[Amount]:
-    """Σ_a π(a)·Q(after a), each action decided on a fork of `state` (dealing nothing worth shuffling)."""
+def _expected_value(state: SessionState, mix: Mix) -> list[Amount]:
+    """Σ_a π(a)·Q(after a), each action decided on a fork of `state` (dealing nothing worth shuffling).
+
+    π(a) = p_a / Σ p, each double converted to a Fraction exactly: the arena draws with these weights."""
     total: list[Amount] = [0] * state.seats
-    weights = [(action, Fraction(p)) for action, p in mix if p]
+    weights = [(action, Fraction(p)) for action, p in mix.entries if p]
     whole = sum(p for _, p in weights)
     deck = state.rules.deck
     for action, weight in weights:
         ahead = state.fork(shuffler=lambda pot, replay: deck)
-        try:
-            new = ahead.apply(action)
-        except ValueError as error:
-            raise RatingError(f"a mix names an action the rules refuse: {action!r} ({error})") from None
+        new = ahead.apply(action)
         probability = weight if whole == 1 else weight / whole
         total = [t + probability * v for t, v in zip(total, _settled_value(ahead, new), strict=True)]
     return total

@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from arena.engine import GEORGIAN, Bet, Fold, SessionState, profile
-from arena.policies import SoftThresholdPolicy, ThresholdPolicy, play_recording_mixes
+from arena.engine import GEORGIAN, Acted, Bet, Fold, Mix, SessionState, profile
+from arena.policies import SoftThresholdPolicy, ThresholdPolicy, play_in_process
 from arena.ratings import (
     VALUE_FUNCTION,
     RatingError,
@@ -29,30 +29,31 @@ def _pot_share(state: SessionState, seat: int) -> Fraction:
 
 
 def test_a_known_decision_subtracts_its_value_less_the_mix_average() -> None:
-    state = SessionState(GEORGIAN, bots=["a", "b"], seed="adjusted-1")
-    seat, other = state.to_act, 1 - state.to_act  # type: ignore[operator]
-    assert seat is not None
-    share = _pot_share(state, seat)
-    state.bet(3)
-    state.fold()  # the other folds: the pot of 5 is the bettor's
-    while not state.is_finished:  # the rest played plainly: nothing known about it
-        state.fold()
-    mixes = {4: [(Fold(), 0.25), (Bet(3), 0.75)]}  # the first decision: after the start, the deal and two antes
-    terms = session_terms(GEORGIAN, state.events, mixes)
-    # After the bet: -1 - 3 + 5 x share for the bettor; after a fold: -1 for it; the other mirrors it.
-    after_bet, after_fold = -4 + 5 * share, Fraction(-1)
-    expected = Fraction(1, 4) * after_fold + Fraction(3, 4) * after_bet
-    assert terms.decisions[seat] == after_bet - expected
-    assert terms.decisions[other] == -(after_bet - expected)
-    assert terms.raw == tuple(state.balances)
+    for number in range(8):  # both draws of the mix, on hands that win and hands that lose
+        state = SessionState(GEORGIAN, bots=["a", "b"], seed=f"adjusted-{number}")
+        seat = state.to_act
+        assert seat is not None
+        share = _pot_share(state, seat)
+        [acted] = [event for event in state.apply_mix(Mix.of({Fold(): 0.25, Bet(3): 0.75}))
+                   if isinstance(event, Acted)]
+        while not state.is_finished:  # the rest played plainly: nothing known about it
+            state.fold()
+        terms = session_terms(GEORGIAN, state.events)
+        # After the bet: -1 - 3 + 5 x share for the bettor; after a fold: -1; the other seat mirrors it.
+        after_bet, after_fold = -4 + 5 * share, Fraction(-1)
+        expected = Fraction(1, 4) * after_fold + Fraction(3, 4) * after_bet
+        after = after_bet if acted.kind == "bet" else after_fold
+        assert terms.decisions[seat] == after - expected
+        assert terms.decisions[1 - seat] == -(after - expected)
+        assert terms.raw == tuple(state.balances)
 
 
 def test_without_mixes_only_deals_give_terms_and_every_term_sums_to_zero_over_the_seats() -> None:
     rules = profile("classic")
     policies = [ThresholdPolicy(name=f"t{seat}", evaluator=rules.evaluator, call_from=14 + seat) for seat in range(4)]
     for number in range(30):
-        state, mixes = play_recording_mixes(rules, policies, seed=f"plain-{number}")
-        assert mixes == {}
+        state = play_in_process(rules, policies, seed=f"plain-{number}")
+        assert not any(isinstance(event, Acted) and event.mix for event in state.events)
         terms = session_terms(rules, state.events)
         assert terms.decisions == (0, 0, 0, 0)
         assert sum(terms.redeals) == 0 and sum(terms.luck) == 0
@@ -74,16 +75,15 @@ def test_an_ordinary_deals_luck_is_the_pot_times_share_less_one_over_players() -
 
 
 def test_a_history_that_does_not_replay_is_refused() -> None:
-    state, mixes = play_recording_mixes(GEORGIAN, [SoftThresholdPolicy(name="a"), ThresholdPolicy(name="b")],
-                                        seed="tampered")
+    state = play_in_process(GEORGIAN, [SoftThresholdPolicy(name="a"), ThresholdPolicy(name="b")], seed="tampered")
     events = list(state.events)
     with pytest.raises(RatingError, match="stops before"):
-        session_terms(GEORGIAN, events[:-3], mixes)
+        session_terms(GEORGIAN, events[:-3])
     with pytest.raises(RatingError, match="seeded"):
-        session_terms(GEORGIAN, events[1:], mixes)
+        session_terms(GEORGIAN, events[1:])
     swapped = SessionState(GEORGIAN, bots=["a", "b"], seed="another")
     with pytest.raises(RatingError, match="replay"):
-        session_terms(GEORGIAN, [swapped.events[0], *events[1:]], mixes)
+        session_terms(GEORGIAN, [swapped.events[0], *events[1:]])
 
 
 def test_cross_fitting_corrects_each_half_with_the_other_halfs_coefficient() -> None:
@@ -110,8 +110,8 @@ def test_adjusted_balances_sum_to_zero_when_coefficients_differ_by_bot() -> None
                 ThresholdPolicy(name="loose", call_from=14)]
     sessions = []
     for number in range(40):
-        state, mixes = play_recording_mixes(rules, policies, seed=f"sum-{number}")
-        terms = session_terms(rules, state.events, mixes)
+        state = play_in_process(rules, policies, seed=f"sum-{number}")
+        terms = session_terms(rules, state.events)
         sessions.append((SessionOutcome(state.bots, tuple(state.balances), f"blk{number}"), terms))
     adjusted = adjust(sessions)
     assert all(sum(outcome.balances) == 0 for outcome in adjusted)
