@@ -31,7 +31,7 @@ from ..storage import StorageError
 from ._archive import ArchiveError
 from ._config import ScheduleConfig, cron_problem, seats_problem
 from ._cron import fire_now
-from ._ladder import ladder_secrets
+from ._ladder import LadderPaused, ladder_secrets
 from ._registry import (
     FROZEN,
     BadRequestError,
@@ -235,7 +235,9 @@ def failing_blocks(service: Service, *, organiser: bool) -> list[dict[str, Any]]
     shown = []
     for failure in service.store.ladder_failures():
         sessions = service.store.ladder_sessions(block=failure.block)
-        shown.append({"block": failure.block, "status": "set aside" if failure.set_aside else "retrying",
+        status = "set aside" if failure.set_aside else \
+            "the ladder is paused" if failure.error.startswith(f"{LadderPaused.__name__}:") else "retrying"
+        shown.append({"block": failure.block, "status": status,
                       "players": [labels.get(seat, str(seat)) for seat in sessions[0].seating] if sessions else [],
                       "sessions": [session.id for session in sessions], "failures": failure.failures,
                       "failed_at": failure.failed_at, "set_aside_at": failure.set_aside_at,

@@ -60,7 +60,7 @@ from ..history import write_history, write_resources
 from ..match import public_session_id, run_session
 from ..ratings import ELO_PER_NAT, PairResults, RatingError, bradley_terry_pairs, session_terms
 from ..storage import FaultReason, StorageError, is_disk_full, make_way_for_replay
-from ..tournament import block_seed, commitment, mirrors
+from ..tournament import arena_launch_failure, block_seed, commitment, mirrors
 from ._service import Service
 from ._store import LadderFailure, LadderProgress, LadderSession, ServiceStore, from_iso, iso
 
@@ -76,6 +76,18 @@ _IDLE = 30.0
 _DOUBLINGS = 4
 """A failing block's wait doubles this many times at most: 30 s grows to 8 min by default."""
 _ERROR_CHARACTERS = 500
+_NEVER = 2**62
+"""A count of failures no block reaches: a paused ladder's block is never set aside for its pause."""
+
+
+class LadderPaused(ArenaError):
+    """Every bot of a ladder session failed to start for one reason, the arena's own (`arena_launch_failure`):
+    nothing is stored or charged, and the ladder pauses until a session plays again."""
+
+    def __init__(self, session_id: str, reason: str) -> None:
+        super().__init__(f"every bot of ladder session {session_id} failed to start for the same reason, the "
+                         f"arena's own, not theirs: {reason}")
+        self.reason = reason
 
 
 def information(pairs: PairResults, players: Sequence[str]) -> tuple[dict[str, float], dict[str, float]]:
@@ -257,6 +269,8 @@ class Ladder:
         self._claimed: set[int] = set()
         self._retry_at: dict[int, float] = {}
         """Blocks that failed, by when (trio's clock) they may be tried again."""
+        self._paused: str | None = None
+        """Why the ladder is paused (`LadderPaused.reason`), None while it plays."""
         self._lock = trio.Lock()
 
     def verify_histories(self) -> None:
@@ -309,9 +323,11 @@ class Ladder:
         # The next block to play, claimed; or None, and when (trio's clock) a retry falls due.
         now = trio.current_time()
         waiting = {number for number, when in self._retry_at.items() if when > now}
+        if self._paused is not None and (waiting or self._claimed):  # paused: one try at a time, when due
+            return None, min((when for when in self._retry_at.values() if when > now), default=now + _IDLE)
         try:
             block = await trio.to_thread.run_sync(functools.partial(
-                self.next_block, skip=waiting, may_plan=len(self._retry_at) <= 1))
+                self.next_block, skip=waiting, may_plan=len(self._retry_at) <= 1 and self._paused is None))
         except Exception as error:  # the store cannot plan a block (a full disk): not fatal, tried again
             if is_disk_full(error):
                 self.service.disk_full.met(error, "planning a ladder block")
@@ -326,14 +342,25 @@ class Ladder:
 
     async def _failed(self, number: int, error: Exception) -> None:
         store = self.service.store
+        paused = error.reason if isinstance(error, LadderPaused) else None
         try:
+            # Counted as a block's failure (organisers see it with the blocks that fail), but never set aside
+            # for a pause: the next block would fail alike.
             failure = await trio.to_thread.run_sync(functools.partial(
-                store.record_ladder_failure, number, describe(error), max_failures=self.config.max_failures))
+                store.record_ladder_failure, number, describe(error),
+                max_failures=_NEVER if paused is not None else self.config.max_failures))
         except Exception as cause:  # the store cannot count it either (a full disk): retried after the longest wait
             if not is_disk_full(cause):
                 LOGGER.exception("cannot record the failure of ladder block %d", number)
             failure = LadderFailure(number, _DOUBLINGS + 1, describe(error), store.now(), None)
-        if failure.set_aside:
+        if paused is not None:
+            delay = retry_delay(failure.failures, self.config.retry_seconds)
+            self._retry_at[number] = trio.current_time() + delay
+            if paused != self._paused:  # said once, not at every try
+                LOGGER.error("the ladder is paused: %s; it tries again now and then (block %d) and plays on once a "
+                             "session starts: fix the cause", error, number)
+            self._paused = paused
+        elif failure.set_aside:
             self._retry_at.pop(number, None)
             LOGGER.error("ladder block %d set aside after %d failures in a row; an organiser puts it back with "
                          "POST /api/ladder/blocks/%d/resume", number, failure.failures, number, exc_info=error)
@@ -386,6 +413,8 @@ class Ladder:
                                    public_id=public_session_id(secret, session.id),
                                    log_dir=self.folder / "logs" / session.id,
                                    hidden=self.service.registry.folder.hidden())
+        if (reason := arena_launch_failure(result.seats)) is not None:  # nothing stored, nothing charged
+            raise LadderPaused(session.id, reason)
         history = await trio.to_thread.run_sync(
             lambda: write_history(path, result.events, once=True))
         await trio.to_thread.run_sync(lambda: write_resources(history, result.resources()))
@@ -403,6 +432,9 @@ class Ladder:
             session.id, balances, faults, str(history.relative_to(self.service.config.data)), reasons,
             adjusted=adjusted))
         self.service.disk_full.cleared()
+        if self._paused is not None:
+            LOGGER.warning("the ladder plays again: session %s started (it was paused: %s)", session.id, self._paused)
+            self._paused = None
         self.service.notify()
         await self._announce_progress()
 

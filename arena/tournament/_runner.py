@@ -51,7 +51,7 @@ from ..isolation import (
     verify_bot_folders,
     verify_isolation,
 )
-from ..match import public_session_id
+from ..match import SeatReport, public_session_id
 from ..ratings import VALUE_FUNCTION, SessionOutcome, Standing, standings, value_function_digest
 from ..storage import (
     AlreadyWrittenError,
@@ -159,15 +159,16 @@ _LAUNCH_CHAIN = ("prlimit: ", "setpriv: ", "bwrap: ", "sh: ", "/bin/sh: ")
 bot's stderr before it was ready is the launch failing, before the bot's own command ran."""
 
 
-def arena_launch_failure(outcome: JobOutcome) -> str | None:
-    """The reason every bot of a session failed to start, when it is one and the arena's own (an error
-    line of the launch chain: prlimit, setpriv, bubblewrap, the shell joining the control group), else None.
+def arena_launch_failure(seats: Sequence[SeatReport]) -> str | None:
+    """The reason every bot of a session (its `seats`) failed to start, when it is one and the arena's own
+    (an error line of the launch chain: prlimit, setpriv, bubblewrap, the shell joining the control
+    group), else None. `run` stops on it, the service's ladder pauses.
 
     One reason shared by every seat points at the arena or the machine: charging it to the bots as
     crashes would rate them on the arena's fault, and every later session would fail alike.
     """
     reasons = set()
-    for seat in outcome.seats:
+    for seat in seats:
         lines = [line for kind, reason, _ in seat.fault_reasons if kind == "crash"
                  and reason.startswith("exited before it was ready")
                  for line in reason.splitlines()[1:]  # the lines of its stderr the reason quotes
@@ -175,7 +176,7 @@ def arena_launch_failure(outcome: JobOutcome) -> str | None:
         if not lines:
             return None
         reasons.add(lines[0])
-    return reasons.pop() if len(outcome.seats) > 1 and len(reasons) == 1 else None
+    return reasons.pop() if len(seats) > 1 and len(reasons) == 1 else None
 
 
 def _faults_by_bot(outcome: JobOutcome) -> dict[str, dict[str, int]]:
@@ -442,7 +443,7 @@ class TournamentRunner:
             raise ArenaError(f"the executor returned session {outcome.session_id} for {record.id}")
         if self.store.session(record.id).status is SessionStatus.FINISHED:
             return False
-        if (reason := arena_launch_failure(outcome)) is not None:  # nothing is charged to the bots
+        if (reason := arena_launch_failure(outcome.seats)) is not None:  # nothing is charged to the bots
             raise ArenaError(f"every bot of session {record.id} failed to start for the same reason, the arena's "
                              f"own, not theirs: {reason}; the session is not stored: fix the cause and run the "
                              "same command again (the tournament resumes there)")

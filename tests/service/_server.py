@@ -48,10 +48,12 @@ class Server:
 
 
 @contextmanager
-def running(config: Path, *, stop: signal.Signals = signal.SIGTERM) -> Iterator[Server]:
-    """`seka-arena serve CONFIG` on a free port of 127.0.0.1, stopped with `stop` afterwards."""
+def running(config: Path, *, stop: signal.Signals = signal.SIGTERM,
+            env: dict[str, str] | None = None) -> Iterator[Server]:
+    """`seka-arena serve CONFIG` on a free port of 127.0.0.1 (in `env`: this process's environment
+    unless given), stopped with `stop` afterwards."""
     process = subprocess.Popen([str(SEKA_ARENA), "serve", str(config), "--bind", "127.0.0.1:0"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     server = Server(process)
     try:
         server.wait_listening()

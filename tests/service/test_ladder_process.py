@@ -4,8 +4,11 @@ is killed with SIGKILL (a ladder outliving its serve would play beside the next 
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -14,7 +17,7 @@ from arena.isolation import Isolation
 from arena.service import Author, ServiceConfig, open_service
 
 from ._archives import sample_archive
-from ._server import running, wait_for
+from ._server import bearer, post_archive, running, token, wait_for
 
 CONFIG = "data: data\nisolation: none\ntable: {pots: 1}\nladder: {placement_blocks: 1, random_share: 0.0}\n"
 
@@ -66,3 +69,42 @@ def test_the_ladder_plays_in_its_own_process_which_ends_with_serve_even_a_killed
     # serve was SIGKILLed: the end of its pipe stops the ladder, which stops its bots.
     wait_for("the ladder's process to end", lambda: not _alive(ladder), timeout=60)
     wait_for("its bots to end", lambda: not any(_alive(bot) for bot in bots), timeout=30)
+
+
+def test_a_ladder_whose_every_bot_fails_to_start_for_the_arenas_reason_pauses_and_says_why_once(
+        tmp_path: Path) -> None:
+    # The launch chain cannot run: prlimit is not on the PATH the second serve is given (its setpriv
+    # and shell are), so every bot fails before its own command runs. The arena's fault, not the bots'.
+    config = tmp_path / "service.yaml"
+    config.write_text("data: data\nisolation: none\nlimits: {cpu_seconds: 60}\ntable: {pots: 1}\n"
+                      "ladder: {placement_blocks: 1, retry_seconds: 1}\n")
+    alice, organiser = token(config, "alice"), token(config, "org", organiser=True)
+    with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+        for name in ("call", "threshold"):
+            assert post_archive(client, name, sample_archive(name), alice).status_code == 201
+        wait_for("two ladder sessions", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 2)
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    for program in ("setpriv", "sh"):
+        found = shutil.which(program)
+        assert found is not None
+        (programs / program).symlink_to(found)
+    with running(config, env={**os.environ, "PATH": str(programs)}) as server, \
+            httpx.Client(base_url=server.url, timeout=60) as client:
+        finished = client.get("/api/ladder").json()["finished_sessions"]
+
+        def paused() -> list[dict[str, Any]]:
+            blocks = client.get("/api/ladder", headers=bearer(organiser)).json()["blocks"]
+            return [block for block in blocks if block["status"] == "the ladder is paused" and block["failures"] >= 3]
+
+        block = wait_for("the ladder paused, tried three times", paused, output=server.output)[0]
+        assert "failed to start for the same reason, the arena's own, not theirs: setpriv: failed to execute " \
+               "prlimit: No such file or directory" in block["error"], block
+        assert [shown["status"] for shown in client.get("/api/ladder").json()["blocks"]] == ["the ladder is paused"]
+        assert client.get("/api/ladder").json()["blocks"][0]["error"] is None  # the arena's internals: organisers'
+        assert client.get("/api/ladder").json()["finished_sessions"] == finished  # nothing stored, nothing charged
+    output = server.output()
+    assert output.count("the ladder is paused:") == 1 and "Traceback" not in output, output
+    with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:  # the cause fixed
+        wait_for("the ladder playing again", lambda: client.get("/api/ladder").json()["finished_sessions"] > finished)
+        wait_for("the pause cleared", lambda: not client.get("/api/ladder").json()["blocks"])
