@@ -167,9 +167,13 @@ class CpuWatch:
         """CPU seconds the bot's threads ran since `mark`: the threads listed when it (or a later
         `kept_since`) was taken, read through the files already open, one read each and no listing
         (a thread born since is counted from the next call on; one that ended since is not counted)."""
-        ran = 0
-        for tid, (run, _) in self._read(self._tids).items():
-            ran += run - mark.threads.get(tid, (0, 0))[0]
+        texts = [_pread(fd) for fd in self._fds]
+        if tuple(self._tids) == mark.tids:  # as a rule: the same threads, so no dict of either reading
+            ran = sum(int(now.split(maxsplit=1)[0]) - (int(then.split(maxsplit=1)[0]) if then else 0)
+                      for now, then in zip(texts, mark.texts, strict=True) if now)
+        else:
+            then_threads = mark.threads
+            ran = sum(run - then_threads.get(tid, (0, 0))[0] for tid, (run, _) in _parsed(self._tids, texts).items())
         return max(0, ran) / 1e9
 
     def cpu_seconds(self) -> float:
