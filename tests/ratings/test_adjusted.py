@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from arena.engine import GEORGIAN, Acted, Bet, Fold, Mix, SessionState, profile
+from arena.engine import GEORGIAN, Acted, Bet, Fold, Mix, SessionState, SvaraDeclared, profile
 from arena.policies import SoftThresholdPolicy, ThresholdPolicy, play_in_process
 from arena.ratings import (
     VALUE_FUNCTION,
@@ -72,6 +72,21 @@ def test_an_ordinary_deals_luck_is_the_pot_times_share_less_one_over_players() -
     terms = session_terms(GEORGIAN, state.events)
     assert list(terms.luck) == expected and any(expected)
     assert terms.decisions == terms.redeals == (0, 0, 0)
+
+
+def test_a_svara_replays_deal_gives_the_pot_times_share_less_one_over_players() -> None:
+    state = SessionState(GEORGIAN, bots=["a", "b"], seed="svara-12")  # the first show ties: a svara
+    state.bet(1)
+    events = state.show()
+    assert any(isinstance(event, SvaraDeclared) for event in events) and state.replay == 1
+    # Heads-up nobody else may enter: the replay is dealt at once, for the whole pot of 2 antes + 1 + 1.
+    expected = [4 * (_pot_share(state, seat) - Fraction(1, 2)) for seat in range(2)]
+    assert any(expected)
+    while not state.is_finished:
+        state.fold()
+    terms = session_terms(GEORGIAN, state.events)
+    assert list(terms.redeals) == expected
+    assert terms.known == tuple(raw - redeal for raw, redeal in zip(terms.raw, expected, strict=True))
 
 
 def test_a_history_that_does_not_replay_is_refused() -> None:
