@@ -3,14 +3,18 @@ each history's resources file beside it (what every decision cost, as measured).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .engine import ArenaError, Event
+from .engine import ArenaError, Event, SessionState
 from .storage import write_atomically
+
+LOGGER = logging.getLogger(__name__)
 
 
 class HistoryError(ArenaError):
@@ -113,3 +117,32 @@ def read_resources(history: str | os.PathLike[str]) -> list[dict[str, Any]] | No
     except (OSError, ValueError):
         return None
     return records if all(isinstance(record, dict) for record in records) else None
+
+
+@contextlib.contextmanager
+def live_history(path: Path) -> Iterator[Callable[[SessionState, Sequence[Event]], None]]:
+    """A session's `on_events` that appends its history to `path` as it is played, for watchers in other
+    processes (live pages tail it); the file is removed when the session ends, however it ends.
+
+    Each step's lines are written whole with one `write` and no sync: the session never waits on a disk.
+    A write that fails (a full disk) ends the feed, logged once, never the session.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+    broken = False
+
+    def append(state: SessionState, events: Sequence[Event]) -> None:
+        nonlocal broken
+        if broken or not events:
+            return
+        try:
+            os.write(descriptor, history_text(events).encode("ascii"))
+        except OSError as error:
+            broken = True
+            LOGGER.warning("the live history %s stopped: %s", path, error)
+
+    try:
+        yield append
+    finally:
+        os.close(descriptor)
+        path.unlink(missing_ok=True)

@@ -14,6 +14,7 @@ profile's hand-value table (a third of a megabyte): the worker looks the profile
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections.abc import Mapping, Sequence
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Amount, Fault, Rules, RulesError, profile
-from ..history import history_text
+from ..history import history_text, live_history
 from ..match import SeatReport, run_session
 from ..transport import BotPool, BotSpec
 
@@ -113,7 +114,7 @@ class JobOutcome:
 
 
 async def play_job(job: SessionJob, *, log_dir: Path, hidden: Sequence[Path] = (), worker: str = "local",
-                   logs_back: bool = False, pool: BotPool | None = None) -> JobOutcome:
+                   logs_back: bool = False, pool: BotPool | None = None, live: Path | None = None) -> JobOutcome:
     """Launch the job's bots, play the session and stop them; the outcome, with the history's bytes.
 
     Args:
@@ -122,11 +123,13 @@ async def play_job(job: SessionJob, *, log_dir: Path, hidden: Sequence[Path] = (
         worker: how the outcome names who played it.
         logs_back: read the log files into the outcome (a worker on another machine).
         pool: lease the bots from this pool (launched for the session, or warm) instead.
+        live: append the history to this file as it is played (`arena.history.live_history`).
     """
     started = time.monotonic()
-    result = await run_session(job.rules, job.bots, seed=job.seed, session_id=job.session_id,
-                               public_id=job.public_id, log_dir=log_dir, hidden=hidden, pool=pool,
-                               last_of_block=job.last_of_block)
+    with live_history(live) if live is not None else contextlib.nullcontext(None) as on_events:
+        result = await run_session(job.rules, job.bots, seed=job.seed, session_id=job.session_id,
+                                   public_id=job.public_id, log_dir=log_dir, hidden=hidden, pool=pool,
+                                   last_of_block=job.last_of_block, on_events=on_events)
     logs = {path.name: path.read_bytes() for path in sorted(log_dir.glob("*.log"))} if logs_back else {}
     return JobOutcome(session_id=job.session_id, balances=result.balances, winners=result.winners,
                           seats=result.seats, history=history_text(result.events).encode("ascii"),

@@ -83,9 +83,11 @@ class LocalExecutor(SessionExecutor):
     name = "local"
 
     def __init__(self, *, logs: Path, hidden: Sequence[Path] = (), concurrency: int | None = None,
-                 sessions_per_process: int = 1, seats: int = 2) -> None:
+                 sessions_per_process: int = 1, seats: int = 2, live: Path | None = None) -> None:
         self.logs = logs
         """Each session's bot logs go to `logs/<session id>/`."""
+        self.live = live
+        """Each session's history is appended to `live/<session id>.jsonl` as it is played (live pages)."""
         self.hidden = tuple(hidden)
         """What no sandboxed bot may be shown (see `arena.match.run_session`)."""
         self.governor = Governor(concurrency)
@@ -124,7 +126,8 @@ class LocalExecutor(SessionExecutor):
     async def play(self, job: SessionJob) -> JobOutcome:
         self._in_flight += 1
         try:
-            outcome = await play_job(job, log_dir=self.logs / job.session_id, hidden=self.hidden, pool=self._pool)
+            outcome = await play_job(job, log_dir=self.logs / job.session_id, hidden=self.hidden, pool=self._pool,
+                                     live=self.live / f"{job.session_id}.jsonl" if self.live is not None else None)
         finally:
             self._in_flight -= 1
         now, cpu = time.monotonic(), time.process_time()

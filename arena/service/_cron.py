@@ -187,7 +187,7 @@ class Scheduler:
             path = folder / "tournament.yaml"
             write_atomically(path, definition, private=True)  # its seed is secret until the run reveals it
             config = parse_config(definition, filename=str(path), base_dir=folder, path=path)
-            runner = TournamentRunner(config, out=folder)
+            runner = TournamentRunner(config, out=folder, live=True)  # its sessions watched as played
         except ArenaError as error:
             LOGGER.warning("scheduled tournament %s not played: %s", run.name, error)
             self.store.finish_run(run.id, status="failed", message=str(error))

@@ -48,6 +48,7 @@ import itertools
 import logging
 import math
 import random
+import shutil
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -56,7 +57,7 @@ from pathlib import Path
 import trio
 
 from ..engine import Amount, ArenaError
-from ..history import write_history, write_resources
+from ..history import live_history, write_history, write_resources
 from ..match import public_session_id, run_session
 from ..ratings import ELO_PER_NAT, PairResults, RatingError, bradley_terry_pairs, session_terms
 from ..storage import FaultReason, StorageError, is_disk_full, make_way_for_replay
@@ -253,6 +254,11 @@ def ladder_secrets(store: ServiceStore, days: int) -> list[LadderSecret]:
     return shown[::-1]
 
 
+def ladder_live_folder(ladder: Path) -> Path:
+    """Where the ladder (folder `ladder`) appends its sessions in play as they go."""
+    return ladder / "live"
+
+
 class Ladder:
     """Plays ladder blocks for as long as the service runs."""
 
@@ -294,6 +300,8 @@ class Ladder:
         """Play blocks, `concurrency` at a time, until cancelled, or until the service is stopping and the
         sessions in flight are stored (the rest of their blocks is played first on the next start)."""
         self.secret(self.service.store.clock())  # the current and next periods' commitments, published now
+        # A stopped ladder's sessions in play are not in play any more (a replayed one starts its file afresh).
+        await trio.to_thread.run_sync(lambda: shutil.rmtree(ladder_live_folder(self.folder), ignore_errors=True))
         async with trio.open_nursery() as nursery:
             for _ in range(self.config.concurrency):
                 nursery.start_soon(self._worker)
@@ -399,6 +407,10 @@ class Ladder:
         return store.plan_block(seatings, seed=lambda number: block_seed(secret, table, number), reason=reason,
                                 at=at)
 
+    def live_path(self, session: str) -> Path:
+        """Where a ladder session in play is appended as it goes (`arena.history.live_history`)."""
+        return ladder_live_folder(self.folder) / f"{session}.jsonl"
+
     async def play(self, session: LadderSession) -> None:
         """Play one ladder session from its start and store its result."""
         store = self.service.store
@@ -409,10 +421,11 @@ class Ladder:
         versions = [store.version_by_id(seat) for seat in session.seating]
         specs = [self.service.registry.spec(version) for version in versions]
         secret = self.secret(from_iso(session.created_at))
-        result = await run_session(self.service.config.rules, specs, seed=session.seed, session_id=session.id,
-                                   public_id=public_session_id(secret, session.id),
-                                   log_dir=self.folder / "logs" / session.id,
-                                   hidden=self.service.registry.folder.hidden())
+        with live_history(self.live_path(session.id)) as on_events:
+            result = await run_session(self.service.config.rules, specs, seed=session.seed, session_id=session.id,
+                                       public_id=public_session_id(secret, session.id),
+                                       log_dir=self.folder / "logs" / session.id,
+                                       hidden=self.service.registry.folder.hidden(), on_events=on_events)
         if (reason := arena_launch_failure(result.seats)) is not None:  # nothing stored, nothing charged
             raise LadderPaused(session.id, reason)
         history = await trio.to_thread.run_sync(

@@ -10,8 +10,10 @@ pages (its Origin is checked: `_api.cross_site_problem`).
 from __future__ import annotations
 
 import json
+import logging
 from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from ..engine import ArenaError
 from ..replay import ReplayResult, describe_event, replay_file
@@ -55,6 +57,7 @@ from ._api import (
 )
 from ._cron import report_audience, schedules_due_text
 from ._ladder import ladder_secrets
+from ._live import LiveViews, is_session_id, ladder_files, live_events, now_playing, run_files
 from ._registry import FROZEN, log_tail
 from ._results import RECENT_SESSIONS, bot_overview, bot_results, winners
 from ._service import Service
@@ -69,6 +72,7 @@ from ._views import (
     view_for,
 )
 
+LOGGER = logging.getLogger(__name__)
 _TEMPLATES = Path(__file__).parent / "templates"
 _COOKIE_SECONDS = 30 * 24 * 3600
 """How long the browser keeps the sign-in cookie (less when the token expires sooner)."""
@@ -76,6 +80,9 @@ _AUTHOR_SESSIONS = 20
 """How many of an author's newest finished ladder sessions its page lists."""
 _EVENTS_RETRY_SECONDS = 30
 """The Retry-After of a refused event stream."""
+_REPLAY_ASSETS = {name: resources.files("arena.report").joinpath("assets", name)
+                  for name in ("replay.css", "replay.js")}
+"""The report's viewer and its styles, which live pages use as they are."""
 # The report's chart macros are the service's too ("report/charts.html"): one drawing of each chart.
 _ENVIRONMENT = jinja2.Environment(loader=jinja2.ChoiceLoader([
     jinja2.FileSystemLoader(_TEMPLATES),
@@ -178,6 +185,31 @@ class CountedStream(StreamingResponse):
                 del self.streams.open[self.client]
 
 
+SEND_SECONDS = 10.0
+"""How long a live session's watcher may take to accept one message before it is dropped."""
+
+
+class _Dropped(Exception):
+    """A watcher did not take a message in time."""
+
+
+class LiveStream(CountedStream):
+    """A counted event stream whose watcher is dropped when it does not take a message within
+    `SEND_SECONDS`: a slow reader never holds more than one message, nor anyone back."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def timed(message: Message) -> None:
+            with trio.move_on_after(SEND_SECONDS) as waited:
+                await send(message)
+            if waited.cancelled_caught:
+                raise _Dropped
+
+        try:
+            await super().__call__(scope, receive, timed)
+        except* _Dropped:
+            LOGGER.info("a live watcher (%s) was dropped: it took no message for %g s", self.client, SEND_SECONDS)
+
+
 class CheckedReplays:
     """Sessions' histories as the rules engine re-checked them (or why they are broken), the last
     `size` kept: re-checking one costs a fraction of a second of CPU, and a finished history never
@@ -215,6 +247,7 @@ def routes(service: Service) -> list[Route]:
     web = service.config.web
     event_streams = EventStreams(total=web.events_total, per_client=web.events_per_client)
     checked_replays = CheckedReplays(web.replay_cache)
+    live_views = LiveViews()
 
     def ladder_session(session_id: str) -> LadderSession | None:
         # A damaged row is said once in the log and shown as no session, not as a 500 on every request.
@@ -236,6 +269,7 @@ def routes(service: Service) -> list[Route]:
         author = who(service, request)
         return render(service, request, "leaderboard.html", rows=rows,
                       intervals=interval_chart(rated, axis_label="Rating (Elo)", reference=1500.0) if rated else None,
+                      playing=await trio.to_thread.run_sync(now_playing, service),
                       failing=failing_blocks(service, organiser=author is not None and author.organiser),
                       sessions=store.finished_ladder_sessions(), progress=store.ladder_progress(),
                       rated_sessions=service.board.fit.finished if service.board.fit else None,
@@ -379,7 +413,43 @@ def routes(service: Service) -> list[Route]:
         report = histories.parent / "report" / "index.html"
         return render(service, request, "tournament.html", run=run, standings=document, sessions=sessions,
                       progress=service.progress.get(run.name), report=report.is_file(),
+                      playing=await trio.to_thread.run_sync(lambda: now_playing(service, run=run.name)),
                       published=report_audience(store, run) is Audience.PUBLIC_HANDS)
+
+    def live_files(request: Request) -> tuple[str, Path, Path]:
+        # The session, its live file and its stored history; 404 for a name no session can have.
+        session = request.path_params["session"]
+        if not is_session_id(session):
+            raise HTTPException(404, "no such session")
+        if "name" not in request.path_params:
+            return session, *ladder_files(service, session)
+        return session, *run_files(service, run_named(request.path_params["name"]).name, session)
+
+    async def live_page(request: Request) -> Response:
+        """A session in play in the replay viewer, in the spectator's view, growing as it is played."""
+        session, live, stored = live_files(request)
+        if not live.is_file() and not stored.is_file():
+            raise HTTPException(404, f"session {session} is not in play")
+        return render(service, request, "live.html", session=session, where=request.path_params.get("name"),
+                      events=f"{request.url.path}/events")
+
+    async def live_feed(request: Request) -> Response:
+        """The session's server-sent events (`_live.live_events`)."""
+        session, live, stored = live_files(request)
+        if not live.is_file() and not stored.is_file():
+            raise HTTPException(404, f"session {session} is not in play")
+        client = client_address(request, web.trusted_proxies)
+        if (problem := event_streams.problem(client)) is not None:
+            raise HTTPException(429, problem, headers={"Retry-After": str(_EVENTS_RETRY_SECONDS)})
+        return LiveStream(event_streams, client, live_events(live_views, live, stored), media_type="text/event-stream",
+                          headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    async def replay_asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in _REPLAY_ASSETS:
+            raise HTTPException(404, "no such file")
+        return Response(_REPLAY_ASSETS[name].read_bytes(),
+                        media_type="text/javascript" if name.endswith(".js") else "text/css")
 
     async def tournament_events(request: Request) -> Response:
         run = run_named(request.path_params["name"])
@@ -560,4 +630,9 @@ def routes(service: Service) -> list[Route]:
         Route("/static/style.css", stylesheet),
         Route("/organiser", console),
         Route("/static/console.js", console_script),
+        Route("/static/report/{name}", replay_asset),
+        Route("/live/ladder/{session}", live_page),
+        Route("/live/ladder/{session}/events", live_feed),
+        Route("/live/tournaments/{name}/{session}", live_page),
+        Route("/live/tournaments/{name}/{session}/events", live_feed),
     ]

@@ -35,6 +35,7 @@ from ._runner import Progress as Progress
 from ._runner import TournamentResults as TournamentResults
 from ._runner import TournamentRunner as TournamentRunner
 from ._runner import arena_launch_failure as arena_launch_failure
+from ._runner import live_folder as live_folder
 from ._runner import pairwise_scores as pairwise_scores
 from ._runner import recompute_results as recompute_results
 from ._runner import results_dir as results_dir

@@ -21,6 +21,7 @@ import io
 import itertools
 import json
 import os
+import shutil
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -100,6 +101,11 @@ class Progress:
 def results_dir(out: Path, name: str) -> Path:
     """Where a tournament's store, standings, crosstable, histories and logs live."""
     return out / "results" / name
+
+
+def live_folder(directory: Path) -> Path:
+    """Where the sessions of the results folder `directory` in play are appended as they go (a live run)."""
+    return directory / "live"
 
 
 def bot_spec(participant: Participant, isolation: Isolation) -> BotSpec:
@@ -207,9 +213,10 @@ class TournamentRunner:
     """One tournament's run from its YAML file to its standings, resumable at any point."""
 
     def __init__(self, config: TournamentConfig, *, out: Path, cluster: str | None = None,
-                 certificates: ClusterCertificates | None = None) -> None:
+                 certificates: ClusterCertificates | None = None, live: bool = False) -> None:
         """`cluster` (`--cluster`): where to play the sessions, instead of the file's `executor`;
-        `certificates`: the driver's for that cluster, if it is `tls://`."""
+        `certificates`: the driver's for that cluster, if it is `tls://`; `live`: sessions played in
+        this process append their history to `live/<session id>.jsonl` as they go (`live_folder`)."""
         self.cluster = cluster if cluster is not None else config.cluster
         certificates = certificates if cluster is not None else config.cluster_certificates
         """None (sessions in this process), `local:N` or a Dask scheduler's address."""
@@ -235,7 +242,8 @@ class TournamentRunner:
                              "the cluster, or use bot_processes: fresh")
         self.executor: SessionExecutor = (
             LocalExecutor(logs=self.directory / "logs", hidden=self.hidden, concurrency=config.concurrency,
-                          sessions_per_process=config.sessions_per_process, seats=config.table_size)
+                          sessions_per_process=config.sessions_per_process, seats=config.table_size,
+                          live=live_folder(self.directory) if live else None)
             if self.cluster is None else
             DaskExecutor(self.cluster, isolation=self.isolation, concurrency=config.concurrency,
                          certificates=certificates))
@@ -246,6 +254,8 @@ class TournamentRunner:
         self._folder = FolderLock.acquire(self.directory, purpose="run")  # held until close()
         try:
             discard_partial_files(self.directory)  # what a killed run was writing
+            if live:  # a killed run's sessions in play: not in play any more
+                shutil.rmtree(live_folder(self.directory), ignore_errors=True)
             database = self.directory / "tournament.sqlite"
             if not database.exists():
                 self._refuse_orphaned_histories(database)

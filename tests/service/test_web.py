@@ -279,7 +279,9 @@ def test_malformed_paths_are_404_on_every_route_family(web: Web) -> None:
         "/sessions/x?tournament=%00", f"/sessions/{long}?tournament={run}", "/sessions/..%2f..%2fservice",
         "/bots/%00", f"/bots/{long}", "/bots/a/versions/%00", f"/bots/slowa/versions/{long}", "/bots/%00/logs/%00",
         f"/bots/slowa/logs/{long}", "/api/bots/%00/versions/1", f"/api/bots/{long}/versions/latest",
-        f"/api/bots/slowa/versions/{long}", "/static/%00",
+        f"/api/bots/slowa/versions/{long}", "/static/%00", "/static/report/%00", "/static/report/..%2fstyle.css",
+        "/live/ladder/%00", f"/live/ladder/{long}", "/live/ladder/..%2f..%2fservice/events",
+        f"/live/tournaments/{run}/%00", f"/live/tournaments/{run}/{long}/events", f"/live/tournaments/{long}/s0001",
     ]
     with httpx.Client(base_url=web.url, timeout=60.0, headers=bearer(web.organiser)) as organiser:
         answers = {path: organiser.get(path).status_code for path in paths}

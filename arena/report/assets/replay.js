@@ -7,8 +7,10 @@
   "use strict";
   var source = document.getElementById("replay-data");
   if (!source) { return; }
+  // A live page (the service's, data-live: its event stream) starts empty and grows as the session is played.
+  var live = source.getAttribute("data-live");
   var data = JSON.parse(source.textContent);
-  var steps = data.steps;
+  var steps = data ? data.steps : [];
   var suits = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
   var suitNames = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
   var rankNames = { "6": "six", "7": "seven", "8": "eight", "9": "nine", T: "ten", J: "jack", Q: "queen",
@@ -115,6 +117,7 @@
 
   function render() {
     var step = steps[index];
+    if (!step) { return; }
     var where = "Step " + (index + 1) + " of " + steps.length;
     if (step.pot_number) {
       where += " \u00b7 pot " + step.pot_number + " of " + data.table.pots;
@@ -205,6 +208,7 @@
   // #step-N is a step; #pot-N (the row of the pots table, which the duplicate block's table links
   // to) is the first step of pot N.
   function fromHash() {
+    if (!data) { return; }
     var step = /^#step-(\d+)$/.exec(location.hash);
     var pot = /^#pot-(\d+)$/.exec(location.hash);
     if (step) { go(parseInt(step[1], 10) - 1, false); }
@@ -216,6 +220,36 @@
     }
   }
   window.addEventListener("hashchange", fromHash);
-  go(0, false);
-  fromHash();
+  // The live page's feed: each `update` is the whole view so far (the spectator's), `end` the stored
+  // history's. The viewer follows the last step unless the reader went back to an earlier one.
+  function follow(url) {
+    var status = document.getElementById("live-status");
+    var feed = new EventSource(url);
+    function show(message, text) {
+      var following = steps.length === 0 || index >= steps.length - 1;
+      data = JSON.parse(message.data) || data;
+      steps = data ? data.steps : [];
+      document.getElementById("step-count").textContent = String(steps.length);
+      document.getElementById("step-number").max = String(steps.length);
+      go(following ? steps.length - 1 : index, false);
+      status.textContent = text;
+    }
+    feed.addEventListener("update", function (message) { show(message, "playing: live"); });
+    feed.addEventListener("end", function (message) {
+      feed.close();
+      show(message, "session over: its replay is on its page");
+    });
+    feed.addEventListener("gone", function () {
+      feed.close();
+      status.textContent = "no longer played (the service stopped it): it is played again from its start later";
+    });
+    feed.onerror = function () { if (feed.readyState !== EventSource.CLOSED) { status.textContent = "reconnecting…"; } };
+  }
+
+  if (live) {
+    follow(live);
+  } else {
+    go(0, false);
+    fromHash();
+  }
 }());
