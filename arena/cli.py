@@ -28,6 +28,7 @@ from .checkbot import check_bot, print_check
 from .engine import GEORGIAN, ArenaError, Event, Rules, SessionState, check_seats, profile
 from .executor import ClusterCertificates, cluster_problem
 from .history import write_history, write_resources
+from .integrity import folder_collusion
 from .isolation import Isolation, default_isolation, lowered_defaults_warning, verify_isolation
 from .match import deal_key_problem, keyed_seed, new_deal_key, public_session_id, run_session, session_key
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
@@ -446,6 +447,32 @@ def _ratings(args: argparse.Namespace) -> int:
     return 0
 
 
+def _collusion(args: argparse.Namespace) -> int:
+    """Test every pair of a tournament's bots for collusion: soft play flags; chip flow and a duplicate-paired
+    test are evidence.
+
+    Replays every finished history (the folder is only read), runs the tests of docs/integrity.md on every
+    ordered pair and corrects the soft-play p-values together (Holm). Prints the flagged pairs with their
+    evidence (session ids and event indices, a history line being index + 1); --json writes every test,
+    the uncalibrated flow tests too. Exit status 0 whether or not a pair is flagged.
+    Example: seka-arena collusion results/demo
+    """
+    report = folder_collusion(Path(args.results), alpha=args.alpha)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.as_json(), indent=1) + "\n", encoding="utf-8")
+    family = sum(test.adjusted is not None for test in report.tests)
+    print(f"{len(report.shared_sessions)} pairs of bots, {family} soft-play tests, family-wise error rate at most "
+          f"{args.alpha:g} (Holm); chip flow and duplicate-paired tests are evidence only (--json), never flags")
+    if not report.flagged:
+        print("no pair flagged")
+    for test in report.flagged:
+        print(f"FLAGGED {test.giver} -> {test.receiver}: {test.test.replace('_', ' ')}, z = {test.statistic:.2f}, "
+              f"p = {test.p_value:.3g}, Holm-adjusted {test.adjusted:.3g}, over {test.observations} observations")
+        for item in test.evidence:
+            print(f"    {item.session} event {item.index}: {item.what}")
+    return 0
+
+
 def _sprt(args: argparse.Namespace) -> int:
     """Play a new bot against an old one in heads-up duplicate pairs until an SPRT decides.
 
@@ -649,6 +676,14 @@ def build_parser() -> argparse.ArgumentParser:
                          help="only print the standings: write nothing (a read-only folder, or one a run "
                               "holds, is only read anyway)")
     ratings.set_defaults(run=_ratings)
+
+    collusion = commands.add_parser("collusion", help="test every pair of a tournament's bots for collusion",
+                                    description=_collusion.__doc__)
+    collusion.add_argument("results", help="results/<tournament> folder (or its tournament.sqlite)")
+    collusion.add_argument("--alpha", type=float, default=0.01,
+                           help="family-wise error rate over the soft-play tests of every pair (default 0.01)")
+    collusion.add_argument("--json", metavar="FILE", help="also write every test, with its evidence, to FILE")
+    collusion.set_defaults(run=_collusion)
 
     sprt = commands.add_parser("sprt", help="SPRT of a new bot against an old one", description=_sprt.__doc__)
     sprt.add_argument("new", help="the new bot: command or address")

@@ -14,6 +14,7 @@ from .engine import (
     Amount,
     Bet,
     Call,
+    Card,
     DarkBet,
     Fold,
     HandEvaluator,
@@ -181,7 +182,8 @@ class ThresholdPolicy:
 
 
 def play_in_process(rules: Rules, policies: Sequence[Policy], *, seed: str, session: str = "") -> SessionState:
-    """Play one whole session among in-process policies, seat i played by `policies[i]`."""
+    """Play one whole session among in-process policies, seat i played by `policies[i]` (a card-sharing
+    `ColludingPolicy` is handed its partner's cards before each of its turns)."""
     state = SessionState(rules, bots=[policy.name for policy in policies], seed=seed, session=session)
     svara_offer, finished = Phase.SVARA_OFFER, Phase.FINISHED  # an enum member lookup is slow in Python 3.11
     while (phase := state.phase) is not finished:
@@ -189,10 +191,15 @@ def play_in_process(rules: Rules, policies: Sequence[Policy], *, seed: str, sess
         policy = policies[state.to_act]
         if phase is svara_offer:
             state.apply(policy.svara(svara_view(state)))
-        elif isinstance(action := policy.act(turn_view(state)), Mix):
-            state.apply_mix(action)
         else:
-            state.apply(action)
+            if isinstance(policy, ColludingPolicy) and policy.kind == "share":
+                # A card-sharing pair: the arena hands it its partner's cards, as a leak would.
+                seats = [seat for seat in state.in_deal if state.bots[seat] == policy.partner]
+                policy.see_partner(state.hands[seats[0]] if seats else ())
+            if isinstance(action := policy.act(turn_view(state)), Mix):
+                state.apply_mix(action)
+            else:
+                state.apply(action)
     return state
 
 
@@ -244,3 +251,65 @@ class SoftThresholdPolicy:
 
     def svara(self, view: SvaraView) -> SvaraAnswer:
         return SvaraAnswer(view.price <= 3)
+
+
+class ColludingPolicy:
+    """`ThresholdPolicy` that helps a partner bot, for the collusion benchmark and tests (docs/integrity.md).
+
+    `kind` is how, each time with probability `rate` (drawn from `rng`) while the partner is in the deal:
+
+    - "soft": folds a hand it would raise with;
+    - "dump": with a hand it would fold while the partner is the only other bot still in, stays in
+      until the partner has bet, then bets the most it may and folds at its next turn, so the
+      partner (who stays in with the hand it bet on) collects the chips (one draw per deal);
+    - "share": folds whenever the partner's hand, which it is handed (`see_partner`), beats its own.
+    """
+
+    def __init__(self, base: ThresholdPolicy, *, partner: str, kind: str, rate: float, rng: random.Random,
+                 evaluator: HandEvaluator = GEORGIAN_EVALUATOR) -> None:
+        if kind not in ("soft", "dump", "share"):
+            raise ValueError(f"kind must be soft, dump or share, not {kind!r}")
+        self.name = base.name
+        self.partner = partner
+        self.kind = kind
+        self._base = base
+        self._rate = rate
+        self._random = rng.random
+        self._evaluator = evaluator
+        self._partner_cards: tuple[Card, ...] = ()
+        self._dumping: tuple[int, int] | None = None  # the (pot, replay) of a pumped deal, folded next turn
+        self._dump_deal: tuple[int, int] | None = None  # the deal `_dump` was drawn for
+        self._dump = False
+
+    def see_partner(self, cards: tuple[Card, ...]) -> None:
+        """The arena hands the partner's cards (a card-sharing pair sees each other's)."""
+        self._partner_cards = cards
+
+    def act(self, view: TurnView) -> Action:
+        legal = view.legal
+        partner_in = any(view.bots[seat] == self.partner for seat in view.in_deal)
+        if not partner_in or not legal.seen:
+            return self._base.act(view)
+        strength = self._evaluator.value(view.cards).strength
+        if self.kind == "soft" and strength >= self._base._raise_from and self._random() < self._rate:
+            return _FOLD
+        if not legal.can_bet:
+            return self._base.act(view)
+        deal = (view.pot_number, view.replay)
+        if self._dumping == deal:
+            return _FOLD
+        if self.kind == "dump" and len(view.in_deal) == 2 and strength < 20:
+            if self._dump_deal != deal:  # one draw per deal: dump it or play it straight
+                self._dump_deal, self._dump = deal, self._random() < self._rate
+            if self._dump:
+                if any(view.bots[act.seat] == self.partner and act.kind != "fold" for act in view.actions):
+                    self._dumping = deal
+                    return Bet(legal.max_bet)
+                return Bet(legal.min_bet)  # stay in until the partner has bet
+        if (self.kind == "share" and self._partner_cards
+                and self._evaluator.value(self._partner_cards).strength > strength and self._random() < self._rate):
+            return _FOLD
+        return self._base.act(view)
+
+    def svara(self, view: SvaraView) -> SvaraAnswer:
+        return self._base.svara(view)

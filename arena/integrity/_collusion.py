@@ -1,0 +1,371 @@
+"""Collusion measures over many sessions: per ordered pair of bots, three one-sided tests; soft play flags.
+
+Theory of operation (docs/integrity.md). For a giver A and a receiver B:
+
+- soft play: does A fold more heads-up against B than heads-up against others with the same hand?
+  Strata by hindsight equity (A holds the better hand of the two, or not), whether B had paid in
+  the deal before the decision, and A's hand strength.
+  The Mantel–Haenszel score (observed minus expected folds against B, over the variance of the
+  hypergeometric tables) is normal under "A folds alike whoever it faces". A soft player folds
+  winners to its partner; a card-sharer folds to its partner's better hands, which it sees and
+  others do not. Only heads-up decisions count: a fold among several has no one addressee.
+- chip flow: chips A lost to B in pots where A was dealt the stronger of the two hands, per pot
+  both were dealt in, against the same for A and every other opponent (Welch's z). Earned flow
+  (the better hand winning) is left out, so skill at reading hands weighs little.
+- duplicate-paired: for each pot both were dealt in, the chips A lost to B less the chips the same
+  two hands moved in the block's other mirrors (other bots held them), against the same for A
+  and every other opponent (Welch's z): the deal's luck cancels, as in duplicate scoring.
+
+Each test with too few observations gives p = 1. Only soft play flags: its p-values over every
+ordered pair are corrected together by Holm's step-down method, which keeps the family-wise error
+rate (the chance of flagging any honest pair) at most `alpha` whatever the tests' dependence. The
+two flow tests are reported as evidence with their uncorrected z and p, never flagged: their
+normal null is not calibrated (honest bots' styles interact, so honest pairs reach large z).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from statistics import NormalDist
+
+from ._evidence import SessionEvidence
+
+_NORMAL = NormalDist()
+_MIN_SAMPLES = 20
+"""Observations each side (or concerned decisions) below which a test says nothing (p = 1)."""
+_EVIDENCE = 10
+"""Evidence items kept per test: the largest contributions."""
+
+_Cell = tuple[int, bool, int]
+"""A soft-play stratum: (1 if the giver's hand is the better else 0, whether the opponent had paid, strength)."""
+
+TESTS = ("soft_play", "chip_flow", "duplicate_paired")
+"""The tests run on every ordered pair, in report order."""
+FLAGGING = ("soft_play",)
+"""The tests whose Holm-adjusted p-values flag a pair; the others are evidence only (docs/integrity.md)."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Where a test's signal comes from: a session and the event index (line - 1) in its history."""
+
+    session: str
+    index: int
+    what: str
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """One test of one ordered pair (giver, receiver)."""
+
+    giver: str
+    receiver: str
+    test: str
+    statistic: float
+    """The z-score (positive: towards collusion)."""
+    p_value: float
+    """One-sided, uncorrected."""
+    adjusted: float | None = None
+    """Holm-adjusted over the flagging tests of every pair; None for an evidence-only test."""
+    observations: int = 0
+    evidence: tuple[Evidence, ...] = field(default=(), compare=False)
+
+    def as_json(self) -> dict[str, object]:
+        return {"giver": self.giver, "receiver": self.receiver, "test": self.test,
+                "z": round(self.statistic, 3), "p": self.p_value, "p_holm": self.adjusted,
+                "observations": self.observations,
+                "evidence": [{"session": e.session, "event": e.index, "what": e.what} for e in self.evidence]}
+
+
+@dataclass(frozen=True)
+class CollusionReport:
+    """Every pair's tests and the flagged pairs."""
+
+    alpha: float
+    tests: tuple[PairTest, ...]
+    shared_sessions: dict[tuple[str, str], int]
+    """Sessions each unordered pair (names in order) sat in together."""
+
+    @property
+    def flagged(self) -> tuple[PairTest, ...]:
+        """Tests whose Holm-adjusted p-value is at most `alpha`, strongest first."""
+        flagged = [t for t in self.tests if t.adjusted is not None and t.adjusted <= self.alpha]
+        return tuple(sorted(flagged, key=lambda t: (t.adjusted or 0.0, t.giver, t.receiver)))
+
+    @property
+    def flagged_pairs(self) -> set[frozenset[str]]:
+        return {frozenset((t.giver, t.receiver)) for t in self.flagged}
+
+    def as_json(self) -> dict[str, object]:
+        return {"alpha": self.alpha, "tests_run": len(self.tests),
+                "pairs": len(self.shared_sessions),
+                "flagged": [t.as_json() for t in self.flagged],
+                "tests": [t.as_json() for t in self.tests]}
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (each at most 1, monotone in the p-values' order).
+
+    >>> holm([0.01, 0.04, 0.03])
+    [0.03, 0.06, 0.06]
+    """
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [1.0] * len(p_values)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
+        adjusted[i] = round(running, 15)
+    return adjusted
+
+
+def _upper(z: float) -> float:
+    return 1.0 - _NORMAL.cdf(z) if z < 8 else math.erfc(z / math.sqrt(2)) / 2
+
+
+def _welch(mine: _Moments, others: _Moments) -> tuple[float, float]:
+    # z of mean(mine) - mean(others) and its one-sided p; (0, 1) when either side is too small.
+    if mine.count < _MIN_SAMPLES or others.count < _MIN_SAMPLES:
+        return 0.0, 1.0
+    spread = math.sqrt(mine.variance() / mine.count + others.variance() / others.count)
+    if spread == 0.0:
+        return 0.0, 1.0
+    z = (mine.mean() - others.mean()) / spread
+    return z, _upper(z)
+
+
+@dataclass
+class _Moments:
+    # Count, sum and sum of squares: a mean and variance that subtract (all of a giver's less one pair's).
+    count: int = 0
+    total: float = 0.0
+    squares: float = 0.0
+
+    def add(self, value: float) -> None:
+        self.count += 1
+        self.total += value
+        self.squares += value * value
+
+    def plus(self, other: _Moments) -> _Moments:
+        return _Moments(self.count + other.count, self.total + other.total, self.squares + other.squares)
+
+    def minus(self, other: _Moments) -> _Moments:
+        return _Moments(self.count - other.count, self.total - other.total, self.squares - other.squares)
+
+    def mean(self) -> float:
+        return self.total / self.count
+
+    def variance(self) -> float:
+        return max(0.0, (self.squares - self.total * self.total / self.count) / (self.count - 1))
+
+
+@dataclass
+class _Folds:
+    # Decisions and folds.
+    decisions: int = 0
+    folds: int = 0
+
+    def add(self, folded: bool) -> None:
+        self.decisions += 1
+        self.folds += folded
+
+
+def _moments() -> defaultdict[tuple[str, str], _Moments]:
+    return defaultdict(_Moments)
+
+
+@dataclass
+class _Flows:
+    # A test's moments per ordered pair and per giver, and the pair's largest items as evidence.
+    pair: defaultdict[tuple[str, str], _Moments] = field(default_factory=_moments)
+    giver: defaultdict[str, _Moments] = field(default_factory=lambda: defaultdict(_Moments))
+    receiver: defaultdict[str, _Moments] = field(default_factory=lambda: defaultdict(_Moments))
+    everyone: _Moments = field(default_factory=_Moments)
+    top: defaultdict[tuple[str, str], list[tuple[float, str, int]]] = field(default_factory=lambda: defaultdict(list))
+
+    strata: defaultdict[tuple[str, str, int], _Moments] = field(default_factory=lambda: defaultdict(_Moments))
+    giver_strata: defaultdict[tuple[str, int], _Moments] = field(default_factory=lambda: defaultdict(_Moments))
+
+    def add(self, key: tuple[str, str], value: float, session: str, index: int, stratum: int) -> None:
+        self.pair[key].add(value)
+        self.giver[key[0]].add(value)
+        self.receiver[key[1]].add(value)
+        self.everyone.add(value)
+        self.strata[(*key, stratum)].add(value)
+        self.giver_strata[(key[0], stratum)].add(value)
+        if value > 0:
+            top = self.top[key]
+            top.append((value, session, index))
+            if len(top) > 4 * _EVIDENCE:
+                top.sort(key=lambda row: -row[0])
+                del top[_EVIDENCE:]
+
+
+@dataclass
+class Aggregate:
+    """Sessions aggregated per ordered pair (giver, receiver) for the three tests (`collect`)."""
+
+    exposed: defaultdict[tuple[str, str], defaultdict[tuple[int, bool, int], _Folds]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(_Folds)))
+    """By (giver, receiver), then (stratum, facing, strength): the giver's heads-up decisions against the
+    receiver; stratum 1 when the giver's hand was the better (or tied), whether the receiver had paid in
+    the deal before, the strength of the giver's hand."""
+    fold_evidence: defaultdict[tuple[str, str], defaultdict[tuple[int, bool, int], list[Evidence]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    """By (giver, receiver), then stratum as `exposed`: the first folds, as evidence."""
+    unearned: _Flows = field(default_factory=_Flows)
+    paired: _Flows = field(default_factory=_Flows)
+    shared: defaultdict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
+
+    def add_block(self, mirrors: Sequence[SessionEvidence]) -> None:
+        """Add the sessions of one block (the paired test compares a block's mirrors)."""
+        _collect_block(self, mirrors)
+
+
+def collect(sessions: Iterable[SessionEvidence]) -> Aggregate:
+    """Aggregate sessions, grouped by block."""
+    pairs = Aggregate()
+    by_block: dict[str, list[SessionEvidence]] = defaultdict(list)
+    for evidence in sessions:
+        by_block[evidence.block].append(evidence)
+    for block in sorted(by_block):
+        pairs.add_block(by_block[block])
+    return pairs
+
+
+def _collect_block(pairs: Aggregate, mirrors: Sequence[SessionEvidence]) -> None:
+    # The chips each pair of hands (by their cards) moved in each mirror, for the paired test.
+    moved: dict[tuple[int, tuple[str, ...], tuple[str, ...]], list[float]] = defaultdict(list)
+    for evidence in mirrors:
+        for pot in evidence.pots:
+            for a in pot.hands:
+                for b in pot.hands:
+                    if a != b:
+                        moved[(pot.pot, pot.hands[a], pot.hands[b])].append(pot.flow.get((a, b), 0.0))
+    for evidence in mirrors:
+        bots = evidence.bots
+        for x in range(len(bots)):
+            for y in range(x + 1, len(bots)):
+                pairs.shared[(min(bots[x], bots[y]), max(bots[x], bots[y]))] += 1
+        for d in evidence.decisions:
+            me = bots[d.seat]
+            # Who a decision concerns is clear only heads-up (the one opponent left): a fold among
+            # several could be meant for any of them, and a colluder's folds for its partner would
+            # be charged to whoever else is in (flagging honest bots), so those are not counted.
+            if len(d.in_deal) != 2:
+                continue
+            stratum = int(d.winning)
+            for seat in d.in_deal:
+                if seat == d.seat:
+                    continue
+                key = (me, bots[seat])
+                cell = (stratum, d.facing, d.strength)
+                pairs.exposed[key][cell].add(d.folded)
+                kept = pairs.fold_evidence[key][cell]
+                if d.folded and len(kept) < _EVIDENCE:
+                    what = "the better hand" if d.winning else "the worse hand"
+                    kept.append(Evidence(evidence.session, d.index, f"folded {what} of strength {d.strength} "
+                                         f"heads-up{', facing a bet' if d.facing else ''}"))
+        for pot in evidence.pots:
+            for a in pot.hands:
+                for b in pot.hands:
+                    if a == b:
+                        continue
+                    key = (bots[a], bots[b])
+                    lost = pot.flow.get((a, b), 0.0)
+                    pairs.unearned.add(key, lost if pot.stronger[(a, b)] else 0.0, evidence.session, pot.index,
+                                       pot.strengths[a])
+                    same = moved[(pot.pot, pot.hands[a], pot.hands[b])]
+                    if len(same) > 1:
+                        elsewhere = (math.fsum(same) - lost) / (len(same) - 1)
+                        pairs.paired.add(key, lost - elsewhere, evidence.session, pot.index, pot.strengths[a])
+
+
+def _soft_play(giver: str, receiver: str, pairs: Aggregate) -> PairTest:
+    # An intersection-union test: the giver folds more against the receiver than against each other
+    # opponent it met heads-up often enough, each comparison a Mantel-Haenszel test over strata of
+    # its own hand; the pair's p is the largest. Against the pooled others instead, a colluder's
+    # fewer folds against its partner (a dumper staying in) would make every honest opponent look
+    # favoured.
+    mine: dict[tuple[int, bool, int], _Folds] = pairs.exposed.get((giver, receiver), {})
+    observations = sum(folds.decisions for folds in mine.values())
+    others = [tables for (g, r), tables in pairs.exposed.items() if g == giver and r != receiver
+              and sum(folds.decisions for folds in tables.values()) >= _MIN_SAMPLES]
+    if observations < _MIN_SAMPLES or not others:
+        return PairTest(giver, receiver, "soft_play", 0.0, 1.0, observations=observations)
+    z = min(_mantel_haenszel(mine, tables) for tables in others)
+    return PairTest(giver, receiver, "soft_play", z, _upper(z), observations=observations,
+                    evidence=_fold_evidence(mine, others, pairs.fold_evidence.get((giver, receiver), {})))
+
+
+def _fold_evidence(mine: Mapping[_Cell, _Folds], others: Sequence[Mapping[_Cell, _Folds]],
+                   kept: Mapping[_Cell, list[Evidence]]) -> tuple[Evidence, ...]:
+    # The folds of the strata where the giver folded most more often against the receiver than
+    # against its other opponents: the decisions worth reading first.
+    def excess(cell: _Cell) -> float:
+        folds = sum(tables[cell].folds for tables in others if cell in tables)
+        decisions = sum(tables[cell].decisions for tables in others if cell in tables)
+        return mine[cell].folds / mine[cell].decisions - (folds / decisions if decisions else 0.0)
+
+    cells = sorted((cell for cell in kept if excess(cell) > 0), key=lambda cell: (-excess(cell), cell))
+    return tuple(item for cell in cells for item in kept[cell])[:_EVIDENCE]
+
+
+def _mantel_haenszel(mine: dict[tuple[int, bool, int], _Folds], theirs: dict[tuple[int, bool, int], _Folds]) -> float:
+    # The z of "more folds in `mine` than in `theirs`" over the strata both hold: observed minus
+    # expected folds, over the hypergeometric variance; 0 when no stratum varies.
+    numerator = variance = 0.0
+    for stratum, folds in mine.items():
+        other = theirs.get(stratum)
+        if other is None or other.decisions == 0:
+            continue
+        total, folded, n1 = folds.decisions + other.decisions, folds.folds + other.folds, folds.decisions
+        numerator += folds.folds - n1 * folded / total
+        variance += n1 * (total - n1) * folded * (total - folded) / (total * total * (total - 1))
+    return numerator / math.sqrt(variance) if variance > 0.0 else 0.0
+
+
+def _flow_test(name: str, giver: str, receiver: str, flows: _Flows, what: str) -> PairTest:
+    # Stratified by the giver's own hand (its strength): in each stratum the pair's flows against
+    # the giver's mean over its other opponents in that stratum, summed (a stratified difference of
+    # means, as Mantel-Haenszel's for folds), so that which hands the giver happened to hold against
+    # whom, and how it plays them, cancel.
+    numerator = variance = 0.0
+    observations = 0
+    for (g, r, stratum), mine in flows.strata.items():
+        if g != giver or r != receiver:
+            continue
+        others = flows.giver_strata[(giver, stratum)].minus(mine)
+        if others.count < 2:
+            continue
+        numerator += mine.total - mine.count * others.mean()
+        variance += mine.count * others.variance() * (1 + mine.count / others.count)
+        observations += mine.count
+    if observations < _MIN_SAMPLES or variance <= 0.0:
+        return PairTest(giver, receiver, name, 0.0, 1.0, observations=observations)
+    z = numerator / math.sqrt(variance)
+    top = sorted(flows.top.get((giver, receiver), []), key=lambda row: -row[0])[:_EVIDENCE]
+    return PairTest(giver, receiver, name, z, _upper(z), observations=observations,
+                    evidence=tuple(Evidence(row[1], row[2], f"{what}: {row[0]:.4g} chips") for row in top))
+
+
+def collusion_report(sessions: Iterable[SessionEvidence], *, alpha: float = 0.01) -> CollusionReport:
+    """Run the three tests on every ordered pair of bots that shared a session; Holm-correct soft play's."""
+    return report_of(collect(sessions), alpha=alpha)
+
+
+def report_of(pairs: Aggregate, *, alpha: float = 0.01) -> CollusionReport:
+    """The tests of aggregated sessions (`collect`); soft play's Holm-corrected together."""
+    tests: list[PairTest] = []
+    for low, high in sorted(pairs.shared):
+        for giver, receiver in ((low, high), (high, low)):
+            tests.append(_soft_play(giver, receiver, pairs))
+            tests.append(_flow_test("chip_flow", giver, receiver, pairs.unearned, "lost holding the stronger hand"))
+            tests.append(_flow_test("duplicate_paired", giver, receiver, pairs.paired,
+                                    "lost beyond what these hands moved in the other mirrors"))
+    family = [i for i, t in enumerate(tests) if t.test in FLAGGING]
+    for i, adjusted in zip(family, holm([tests[i].p_value for i in family]), strict=True):
+        tests[i] = replace(tests[i], adjusted=adjusted)
+    return CollusionReport(alpha, tuple(tests), dict(pairs.shared))
