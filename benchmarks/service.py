@@ -11,7 +11,8 @@ among all sixteen. Then a real `seka-arena serve` on 127.0.0.1:
    clients browsing back to back (the leaderboard, the bots, a bot's page, the ladder, the
    tournaments) alternate; the ladder's sessions per minute come from its finished count, and
    `ladder_rate_under_load_ratio` is the median over the rounds (an idle window, then a browsed
-   one) of browsed ÷ idle.
+   one) of browsed ÷ idle. The clients run in a process of their own at `nice -n 19`: browsers
+   are on other machines, and on the service's own cores they would take CPU no visitor takes.
 
 Clients connect to loopback only, are bounded in number and each window in time.
 """
@@ -42,7 +43,7 @@ from arena.engine import GEORGIAN
 from arena.isolation import Isolation
 from arena.service import Author, FinishedSession, ServiceConfig, open_service
 
-from .common import SAMPLE_BOTS, Sizes
+from .common import REPO, SAMPLE_BOTS, Sizes
 
 PLAYERS = ("call", "threshold", "strong")
 _RETIRED = 13
@@ -230,33 +231,73 @@ async def _finished(browser: Browser) -> int:
     return int(json.loads(await browser.get("/api/ladder"))["finished_sessions"])
 
 
+async def _browse(browser: Browser, seed: int, answered: list[int]) -> None:
+    rng = random.Random(seed)
+    while True:
+        await browser.get(rng.choice(_PAGES))
+        answered[0] += 1
+
+
+async def browse_for(url: str, count: int, seconds: float) -> None:
+    """`count` clients browsing `url` back to back for `seconds`: a line `ready` once connected, then one
+    with the requests answered (the browsers' own process, which `ladder_rates` runs at the lowest priority)."""
+    answered = [0]
+    async with browsing(url, count) as browsers:
+        print("ready", flush=True)
+        with trio.move_on_after(seconds):
+            async with trio.open_nursery() as nursery:
+                for index, browser in enumerate(browsers):
+                    nursery.start_soon(_browse, browser, index, answered)
+    print(answered[0], flush=True)
+
+
 async def ladder_rates(url: str, *, rounds: int, window: float) -> tuple[list[float], list[float], int]:
     """Sessions per minute in idle windows and in windows with `_BROWSERS` clients browsing, alternated;
-    and the requests answered under load."""
+    and the requests answered under load.
+
+    The clients run in a process of their own at the lowest CPU priority (`nice -n 19`): real
+    browsers are on other machines, and clients on the service's own two cores would otherwise take
+    CPU from the ladder that no visitor does. The web's own work is still measured in full.
+    """
     idle: list[float] = []
     loaded: list[float] = []
     answered = 0
-    async with browsing(url, 1 + _BROWSERS) as [probe, *browsers]:
+    async with browsing(url, 1) as [probe]:
         start = await _finished(probe)
         with trio.fail_after(600):  # the ladder's first blocks: its bots started, its pace set
             while await _finished(probe) < start + 4:
                 await trio.sleep(0.5)
 
-        async def browse(browser: Browser, seed: int) -> None:
+        async def window_rate(browsed: bool) -> float:
+            if not browsed:
+                before, began = await _finished(probe), time.perf_counter()
+                await trio.sleep(window)
+                return (await _finished(probe) - before) / (time.perf_counter() - began) * 60
             nonlocal answered
-            rng = random.Random(seed)
-            while True:
-                await browser.get(rng.choice(_PAGES))
-                answered += 1
-
-        async def window_rate(browsing: bool) -> float:
-            before, began = await _finished(probe), time.perf_counter()
-            with trio.move_on_after(window):
-                async with trio.open_nursery() as nursery:
-                    for index, browser in enumerate(browsers if browsing else []):
-                        nursery.start_soon(browse, browser, index)
-                    await trio.sleep_forever()
-            return (await _finished(probe) - before) / (time.perf_counter() - began) * 60
+            process = await trio.lowlevel.open_process(
+                ["nice", "-n", "19", sys.executable, "-m", "benchmarks.service", url, str(_BROWSERS), str(window)],
+                stdout=subprocess.PIPE, cwd=REPO)
+            assert process.stdout is not None
+            output = b""
+            try:
+                with trio.fail_after(120):
+                    while b"ready\n" not in output:
+                        data = await process.stdout.receive_some()
+                        if not data:
+                            raise RuntimeError(f"the browsers' process ended: {output!r}")
+                        output += data
+                before, began = await _finished(probe), time.perf_counter()
+                while data := await process.stdout.receive_some():
+                    output += data
+                await process.wait()
+                rate = (await _finished(probe) - before) / (time.perf_counter() - began) * 60
+            finally:
+                with trio.CancelScope(shield=True):
+                    if process.returncode is None:
+                        process.kill()
+                        await process.wait()
+            answered += int(output.split(b"ready\n", 1)[1].split()[0])
+            return rate
 
         for _ in range(rounds):
             idle.append(await window_rate(False))
@@ -295,3 +336,7 @@ async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
         "browsing_requests_per_s": round(answered / (sizes.service_rounds * sizes.service_window), 1),
         "service_loadavg": os.getloadavg()[0],
     }
+
+
+if __name__ == "__main__":  # python -m benchmarks.service URL COUNT SECONDS: `browse_for`, run by `ladder_rates`
+    trio.run(browse_for, sys.argv[1], int(sys.argv[2]), float(sys.argv[3]))
