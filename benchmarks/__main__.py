@@ -184,6 +184,8 @@ _ROWS: list[tuple[str, str, str, str | None]] = [
     ("ratings_refit_1e6_s", "Bradley–Terry + 1,000 bootstrap refits, 10^6 sessions (goal < 10 s)", "s",
      "ratings_resample_draws_1e6_s"),
     ("ratings_refit_1e6_cpu_s", "… its CPU time", "s", None),
+    ("collusion_detection_rate", "planted collusion pairs flagged (goal ≥ 0.9)", "", None),
+    ("collusion_false_positive_rate", "reports flagging an honest pair (goal ≤ 0.01)", "", None),
 ]
 
 

@@ -60,18 +60,26 @@ class Sizes:
     a twelfth of them at six seats."""
     bias_sessions: int
     """Sessions of each of the ten cases of the estimator's bias (`efficiency`)."""
+    collusion_shared: int
+    """Sessions each planted pair shares before its report (`integrity`); the honest pools play as many."""
+    collusion_trials: int
+    """Planted pools of each kind (`integrity`)."""
+    collusion_honest_pools: int
+    """Pools of six honest bots (`integrity`)."""
 
 
 FULL = Sizes(engine_seconds=2.0, decision_rounds=7, decision_calls=200, inflight=(1, 4, 16, 64), inflight_bots=8,
              inflight_warmup=2.0, inflight_window=5.0, efficiency_rounds=3, raw_window=3.0, start_repeats=9,
              tournament_bots=8, tournament_blocks=4, scaling_bots=(4, 8, 16, 32), resamples=1000, duplicate_pairs=500,
              duplicate_inflight=4, service_requests=100, service_rounds=3, service_window=40.0,
-             separation_blocks=2000, bias_sessions=10_000)
+             separation_blocks=2000, bias_sessions=10_000, collusion_shared=2000,
+             collusion_trials=2, collusion_honest_pools=4)
 QUICK = Sizes(engine_seconds=0.7, decision_rounds=5, decision_calls=120, inflight=(1, 4, 16, 64), inflight_bots=8,
               inflight_warmup=0.8, inflight_window=1.5, efficiency_rounds=3, raw_window=1.5, start_repeats=5,
               tournament_bots=4, tournament_blocks=2, scaling_bots=(4, 8, 16), resamples=1000, duplicate_pairs=60,
               duplicate_inflight=4, service_requests=40, service_rounds=2, service_window=20.0,
-              separation_blocks=300, bias_sessions=300)
+              separation_blocks=300, bias_sessions=300, collusion_shared=300,
+              collusion_trials=1, collusion_honest_pools=1)
 
 
 def python_bot(name: str, script: str, *args: str) -> BotSpec:

@@ -1,11 +1,12 @@
-"""A large ladder's integrity and scale: the rating refit over 10^6 sessions (no bots run).
+"""A large ladder's integrity and scale: the rating refit over 10^6 sessions, and planted collusion (no bots run).
 
 The ladder is 100 bots playing heads-up duplicate blocks of two mirrors (the service's default
 table), 5 x 10^5 blocks drawn from hidden strengths, tallied as results land (`BlockTally`), then
 refitted with 1,000 bootstrap resamples (`standings`' default; the service's board uses 400), in a
 process of its own started as the service starts its board's worker (numpy on one thread,
 `ONE_THREAD_ENV`). The refit's floor is drawing its resamples alone (numpy's multinomial counts of
-each kind of block): the bootstrap cannot be faster than choosing what it refits.
+each kind of block): the bootstrap cannot be faster than choosing what it refits. The collusion
+figures are `benchmarks.collusion`'s.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import trio
 
 from arena.ratings import ONE_THREAD_ENV, BlockTally, SessionOutcome, bootstrap_blocks
 
+from .collusion import planted_figures
 from .common import REPO, Sizes
 
 _BOTS = 100
@@ -76,7 +78,10 @@ def refit_in_worker() -> dict[str, Any]:
 
 async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
     """The suite's `integrity` section, in a worker thread."""
-    return await trio.to_thread.run_sync(refit_in_worker)
+    refit = await trio.to_thread.run_sync(refit_in_worker)
+    planted = await trio.to_thread.run_sync(lambda: planted_figures(
+        shared=sizes.collusion_shared, trials=sizes.collusion_trials, honest_pools=sizes.collusion_honest_pools))
+    return {**refit, **planted}
 
 
 if __name__ == "__main__":
