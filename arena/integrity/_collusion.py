@@ -125,17 +125,6 @@ def _upper(z: float) -> float:
     return 1.0 - _NORMAL.cdf(z) if z < 8 else math.erfc(z / math.sqrt(2)) / 2
 
 
-def _welch(mine: _Moments, others: _Moments) -> tuple[float, float]:
-    # z of mean(mine) - mean(others) and its one-sided p; (0, 1) when either side is too small.
-    if mine.count < _MIN_SAMPLES or others.count < _MIN_SAMPLES:
-        return 0.0, 1.0
-    spread = math.sqrt(mine.variance() / mine.count + others.variance() / others.count)
-    if spread == 0.0:
-        return 0.0, 1.0
-    z = (mine.mean() - others.mean()) / spread
-    return z, _upper(z)
-
-
 @dataclass
 class _Moments:
     # Count, sum and sum of squares: a mean and variance that subtract (all of a giver's less one pair's).
@@ -147,9 +136,6 @@ class _Moments:
         self.count += 1
         self.total += value
         self.squares += value * value
-
-    def plus(self, other: _Moments) -> _Moments:
-        return _Moments(self.count + other.count, self.total + other.total, self.squares + other.squares)
 
     def minus(self, other: _Moments) -> _Moments:
         return _Moments(self.count - other.count, self.total - other.total, self.squares - other.squares)
@@ -172,27 +158,15 @@ class _Folds:
         self.folds += folded
 
 
-def _moments() -> defaultdict[tuple[str, str], _Moments]:
-    return defaultdict(_Moments)
-
-
 @dataclass
 class _Flows:
-    # A test's moments per ordered pair and per giver, and the pair's largest items as evidence.
-    pair: defaultdict[tuple[str, str], _Moments] = field(default_factory=_moments)
-    giver: defaultdict[str, _Moments] = field(default_factory=lambda: defaultdict(_Moments))
-    receiver: defaultdict[str, _Moments] = field(default_factory=lambda: defaultdict(_Moments))
-    everyone: _Moments = field(default_factory=_Moments)
+    # A test's moments per ordered pair and per giver, by the giver's hand strength, and the pair's
+    # largest items as evidence.
     top: defaultdict[tuple[str, str], list[tuple[float, str, int]]] = field(default_factory=lambda: defaultdict(list))
-
     strata: defaultdict[tuple[str, str, int], _Moments] = field(default_factory=lambda: defaultdict(_Moments))
     giver_strata: defaultdict[tuple[str, int], _Moments] = field(default_factory=lambda: defaultdict(_Moments))
 
     def add(self, key: tuple[str, str], value: float, session: str, index: int, stratum: int) -> None:
-        self.pair[key].add(value)
-        self.giver[key[0]].add(value)
-        self.receiver[key[1]].add(value)
-        self.everyone.add(value)
         self.strata[(*key, stratum)].add(value)
         self.giver_strata[(key[0], stratum)].add(value)
         if value > 0:
