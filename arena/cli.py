@@ -127,6 +127,16 @@ def _deal_count(text: str) -> int:
     return count
 
 
+def _error_rate(text: str) -> float:
+    try:
+        rate = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+    if not 0 < rate < 1:
+        raise argparse.ArgumentTypeError(f"an error rate is between 0 and 1 (exclusive), not {rate:g}")
+    return rate
+
+
 def _audit(results: Path, *, commitment: str | None, deals: str | None) -> int:
     audit = audit_results(results, commitment=commitment, deals=deals)
     print(f"{audit.folder}: tournament {audit.tournament}, {audit.planned} sessions planned, "
@@ -680,7 +690,7 @@ def build_parser() -> argparse.ArgumentParser:
     collusion = commands.add_parser("collusion", help="test every pair of a tournament's bots for collusion",
                                     description=_collusion.__doc__)
     collusion.add_argument("results", help="results/<tournament> folder (or its tournament.sqlite)")
-    collusion.add_argument("--alpha", type=float, default=0.01,
+    collusion.add_argument("--alpha", type=_error_rate, default=0.01,
                            help="family-wise error rate over the soft-play tests of every pair (default 0.01)")
     collusion.add_argument("--json", metavar="FILE", help="also write every test, with its evidence, to FILE")
     collusion.set_defaults(run=_collusion)

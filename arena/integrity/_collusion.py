@@ -269,7 +269,10 @@ def _soft_play(giver: str, receiver: str, pairs: Aggregate) -> PairTest:
               and sum(folds.decisions for folds in tables.values()) >= _MIN_SAMPLES]
     if observations < _MIN_SAMPLES or not others:
         return PairTest(giver, receiver, "soft_play", 0.0, 1.0, observations=observations)
-    z = min(_mantel_haenszel(mine, tables) for tables in others)
+    scores = [_mantel_haenszel(mine, tables) for tables in others]
+    if None in scores:  # against some opponent the folds tell nothing: no excess shown over it
+        return PairTest(giver, receiver, "soft_play", 0.0, 1.0, observations=observations)
+    z = min(score for score in scores if score is not None)
     return PairTest(giver, receiver, "soft_play", z, _upper(z), observations=observations,
                     evidence=_fold_evidence(mine, others, pairs.fold_evidence.get((giver, receiver), {})))
 
@@ -287,9 +290,9 @@ def _fold_evidence(mine: Mapping[_Cell, _Folds], others: Sequence[Mapping[_Cell,
     return tuple(item for cell in cells for item in kept[cell])[:_EVIDENCE]
 
 
-def _mantel_haenszel(mine: dict[tuple[int, bool, int], _Folds], theirs: dict[tuple[int, bool, int], _Folds]) -> float:
+def _mantel_haenszel(mine: Mapping[_Cell, _Folds], theirs: Mapping[_Cell, _Folds]) -> float | None:
     # The z of "more folds in `mine` than in `theirs`" over the strata both hold: observed minus
-    # expected folds, over the hypergeometric variance; 0 when no stratum varies.
+    # expected folds, over the hypergeometric variance; None when no stratum varies.
     numerator = variance = 0.0
     for stratum, folds in mine.items():
         other = theirs.get(stratum)
@@ -298,7 +301,7 @@ def _mantel_haenszel(mine: dict[tuple[int, bool, int], _Folds], theirs: dict[tup
         total, folded, n1 = folds.decisions + other.decisions, folds.folds + other.folds, folds.decisions
         numerator += folds.folds - n1 * folded / total
         variance += n1 * (total - n1) * folded * (total - folded) / (total * total * (total - 1))
-    return numerator / math.sqrt(variance) if variance > 0.0 else 0.0
+    return numerator / math.sqrt(variance) if variance > 0.0 else None
 
 
 def _flow_test(name: str, giver: str, receiver: str, flows: _Flows, what: str) -> PairTest:

@@ -48,6 +48,9 @@ def test_the_collusion_command_flags_the_planted_pair_of_a_real_tournament_and_n
     assert "soft play" in printed
     document = json.loads((tmp_path / "collusion.json").read_text())
     assert document["pairs"] == 6 and document["tests_run"] == 36
+    # The call bot never folds: its comparisons tell nothing, and say so (p = 1, not a z of 0's 0.5).
+    assert all(test["p"] == 1.0 for test in document["tests"]
+               if test["giver"] == "call" and test["test"] == "soft_play")
     evidence = document["flagged"][0]["evidence"]
     assert evidence and all(item["session"].startswith("s") for item in evidence)
     # The evidence points at real decisions: the history line it names is a fold by the giver.
@@ -82,6 +85,14 @@ def test_every_profile_flags_a_soft_playing_pair_among_honest_bots(name: str) ->
     report = collusion_report(_blocks(name, honest + soft, 200, min(3, profile(name).max_seats)))
     assert report.flagged_pairs == {frozenset({"ann", "bob"})}, [t.as_json() for t in report.flagged]
     assert len(report.shared_sessions) == 6
+
+
+def test_the_collusion_command_refuses_an_error_rate_outside_0_1(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["collusion", str(tmp_path), "--alpha", "3"])
+    assert exited.value.code == 2
+    assert "an error rate is between 0 and 1 (exclusive), not 3" in capsys.readouterr().err
 
 
 def test_holm_keeps_the_order_and_caps_at_one() -> None:
