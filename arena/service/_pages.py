@@ -10,7 +10,6 @@ pages (its Origin is checked: `_api.cross_site_problem`).
 from __future__ import annotations
 
 import json
-import logging
 from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from importlib import resources
@@ -23,7 +22,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from ..engine import ArenaError
 from ..replay import ReplayResult, describe_event, replay_file
@@ -72,7 +71,6 @@ from ._views import (
     view_for,
 )
 
-LOGGER = logging.getLogger(__name__)
 _TEMPLATES = Path(__file__).parent / "templates"
 _COOKIE_SECONDS = 30 * 24 * 3600
 """How long the browser keeps the sign-in cookie (less when the token expires sooner)."""
@@ -183,31 +181,6 @@ class CountedStream(StreamingResponse):
             self.streams.open[self.client] -= 1
             if self.streams.open[self.client] <= 0:
                 del self.streams.open[self.client]
-
-
-SEND_SECONDS = 10.0
-"""How long a live session's watcher may take to accept one message before it is dropped."""
-
-
-class _Dropped(Exception):
-    """A watcher did not take a message in time."""
-
-
-class LiveStream(CountedStream):
-    """A counted event stream whose watcher is dropped when it does not take a message within
-    `SEND_SECONDS`: a slow reader never holds more than one message, nor anyone back."""
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async def timed(message: Message) -> None:
-            with trio.move_on_after(SEND_SECONDS) as waited:
-                await send(message)
-            if waited.cancelled_caught:
-                raise _Dropped
-
-        try:
-            await super().__call__(scope, receive, timed)
-        except* _Dropped:
-            LOGGER.info("a live watcher (%s) was dropped: it took no message for %g s", self.client, SEND_SECONDS)
 
 
 class CheckedReplays:
@@ -441,8 +414,9 @@ def routes(service: Service) -> list[Route]:
         client = client_address(request, web.trusted_proxies)
         if (problem := event_streams.problem(client)) is not None:
             raise HTTPException(429, problem, headers={"Retry-After": str(_EVENTS_RETRY_SECONDS)})
-        return LiveStream(event_streams, client, live_events(live_views, live, stored), media_type="text/event-stream",
-                          headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return CountedStream(event_streams, client, live_events(live_views, live, stored),
+                             media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
     async def replay_asset(request: Request) -> Response:
         name = request.path_params["name"]
