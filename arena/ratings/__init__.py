@@ -14,7 +14,9 @@ from ._adjusted import adjust as adjust
 from ._adjusted import block_half as block_half
 from ._adjusted import session_terms as session_terms
 from ._adjusted import value_function_digest as value_function_digest
+from ._blocks import BlockResults as BlockResults
 from ._blocks import BlockTally as BlockTally
+from ._blocks import block_results as block_results
 from ._blocks import tally_blocks as tally_blocks
 from ._bootstrap import Bootstrap as Bootstrap
 from ._bootstrap import bootstrap as bootstrap
@@ -27,6 +29,7 @@ from ._bradley_terry import pair_results as pair_results
 from ._chips import ChipStats as ChipStats
 from ._chips import chip_rate as chip_rate
 from ._groups import comparison_groups as comparison_groups
+from ._groups import connected_groups as connected_groups
 from ._newton import ONE_THREAD_ENV as ONE_THREAD_ENV
 from ._outcome import RatingError as RatingError
 from ._outcome import SessionOutcome as SessionOutcome
@@ -41,6 +44,7 @@ __all__ = [
     "ELO_PER_NAT",
     "VALUE_FUNCTION",
     "ONE_THREAD_ENV",
+    "BlockResults",
     "BlockTally",
     "Bootstrap",
     "ChipStats",
@@ -52,12 +56,14 @@ __all__ = [
     "Standing",
     "adjust",
     "block_half",
+    "block_results",
     "bootstrap",
     "bootstrap_blocks",
     "bradley_terry",
     "bradley_terry_pairs",
     "chip_rate",
     "comparison_groups",
+    "connected_groups",
     "pair_results",
     "pair_score",
     "prefix_ratings",

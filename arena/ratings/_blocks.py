@@ -54,6 +54,13 @@ class BlockTally:
             self.blocks += 1
         self._open.extend(pairwise(outcome))
 
+    def add_kind(self, results: BlockResults, count: int) -> None:
+        """Tally `count` whole blocks of one kind at once (kinds kept elsewhere: the service's store)."""
+        if count < 1:
+            raise RatingError(f"a kind of block is counted {count} times")
+        self._kinds[results] += count
+        self.blocks += count
+
     def kinds(self) -> Counter[BlockResults]:
         """How many blocks had each pairwise result (the block being tallied included)."""
         self._close()
@@ -61,10 +68,15 @@ class BlockTally:
 
     def _close(self) -> None:
         if self._block is not None:
-            self._kinds[tuple(sorted(self._open))] += 1
+            self._kinds[tuple(sorted(self._open))] += 1  # as `block_results` of the block's sessions
             self._closed.add(self._block)
             self._block = None
             self._open = []
+
+
+def block_results(outcomes: Iterable[SessionOutcome]) -> BlockResults:
+    """One block's kind: its sessions' pairwise results, as `BlockTally` keys them (any order of sessions)."""
+    return tuple(sorted(entry for outcome in outcomes for entry in pairwise(outcome)))
 
 
 def tally_blocks(outcomes: Iterable[SessionOutcome]) -> BlockTally:

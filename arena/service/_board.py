@@ -2,9 +2,11 @@
 
 Theory of operation: a request never fits the ratings nor reads the ladder's sessions: it reads who
 plays now and the last fit (`Board.rows`), a few rows of the store. The fit (Bradley-Terry with
-block-bootstrap intervals over every finished session, `fit_ladder`) reads every finished session,
-in time that grows with them (the bootstrap itself grows with the kinds of block, not the
-sessions: docs/ratings.md), and a Python process runs one thread at a time: in the service's
+block-bootstrap intervals over every finished session, `fit_ladder`) reads no finished block's
+sessions: the store tallies each finished block's kind (its pairwise results) as its last result
+lands, so a fit reads the kinds with their counts and the finished sessions of the blocks still in
+play, and its time and memory grow with the kinds of block, not the sessions (docs/ratings.md).
+It is still seconds of numpy, and a Python process runs one thread at a time: in the service's
 process it would hold up the event loop that answers requests and plays the ladder. So `Board.run`
 keeps a worker process (`python -m arena.service._board_worker STORE`, its numpy on one thread:
 `ONE_THREAD_ENV`) that opens the store read-only and fits on demand, whenever the ladder's
@@ -25,12 +27,13 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import trio
 
-from ..ratings import ONE_THREAD_ENV, RatingError, SessionOutcome, bootstrap, comparison_groups
+from ..ratings import ONE_THREAD_ENV, BlockTally, RatingError, SessionOutcome, bootstrap_blocks, connected_groups
 from ..storage import StorageError
 from ._store import LadderSnapshot, ServiceStore, VersionRecord, note_damaged
 
@@ -131,25 +134,47 @@ def main_group(groups: list[tuple[str, ...]], current: Mapping[str, str], sessio
 def fit_ladder(snapshot: LadderSnapshot, *, resamples: int) -> Fit:
     """Rate the ladder's finished sessions: the main group (`main_group`) over its own sessions.
 
-    Ratings are comparable only within a connected group of the comparison graph, so when the
-    ladder is split (newcomers placed against each other, before a block links them to the rest)
-    only the main group is rated. With the leaderboard's prior the bootstrap can still raise
-    `RatingError` when the fit does not converge: then the error is kept, and nobody is rated.
+    The sessions come as the snapshot holds them: the finished blocks as kinds with their counts, and
+    the finished sessions of the blocks still in play, tallied here; the fit is the same as over every
+    session (`bootstrap` tallies its sessions the same way). Ratings are comparable only within a
+    connected group of the comparison graph, so when the ladder is split (newcomers placed against each
+    other, before a block links them to the rest) only the main group is rated. With the leaderboard's
+    prior the bootstrap can still raise `RatingError` when the fit does not converge: then the error is
+    kept, and nobody is rated.
     """
-    outcomes = [SessionOutcome(tuple(str(seat) for seat in session.seating), tuple(session.balances or ()),
-                               f"b{session.block}") for session in snapshot.sessions]
-    played = Counter(bot for outcome in outcomes for bot in outcome.bots)
-    groups = comparison_groups(outcomes)
+    tally = BlockTally()
+    for kind, count in snapshot.kinds:
+        tally.add_kind(kind, count)
+    for session in snapshot.sessions:
+        tally.add(SessionOutcome(tuple(str(seat) for seat in session.seating), tuple(session.balances or ()),
+                                 f"b{session.block}"))
+    kinds = tally.kinds()
+    played: Counter[str] = Counter()
+    seated: Counter[frozenset[str]] = Counter()
+    for kind, count in kinds.items():
+        weights: dict[str, Fraction] = {}
+        for a, b, _, weight in kind:  # a session's pairs weigh 1 / (seats - 1): 1 per bot and session
+            weights[a] = weights.get(a, Fraction(0)) + weight
+            weights[b] = weights.get(b, Fraction(0)) + weight
+        played.update({bot: int(weight) * count for bot, weight in weights.items()})
+        # Each of a session's n (n - 1) / 2 pairs (weight w = 1 / (n - 1)) is 2 w / n of the session.
+        seated[frozenset(weights)] += int(sum(2 * weight / (1 / weight + 1) for _, _, _, weight in kind)) * count
+    bots = sorted(played)
+    index = {bot: i for i, bot in enumerate(bots)}
+    groups = connected_groups(bots, ((index[a], index[b]) for kind in kinds for a, b, _, _ in kind))
     rated: dict[str, tuple[float, float, float]] = {}
     leading: tuple[str, ...] = ()
     error: str | None = None
     if groups:
-        bots = {str(version.id): version.bot for version in snapshot.current}
-        leading = main_group(groups, bots, Counter(frozenset(outcome.bots) for outcome in outcomes))
+        current = {str(version.id): version.bot for version in snapshot.current}
+        leading = main_group(groups, current, seated)
         members = set(leading)
+        group = BlockTally()
+        for kind, count in kinds.items():
+            if kind[0][0] in members:  # a block lies in one group
+                group.add_kind(kind, count)
         try:
-            fitted = bootstrap([outcome for outcome in outcomes if members.issuperset(outcome.bots)],
-                               resamples=resamples)
+            fitted = bootstrap_blocks(group, resamples=resamples)
         except RatingError as failure:
             error = str(failure)
         else:

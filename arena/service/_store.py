@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import itertools
 import json
 import logging
 import re
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Amount, ArenaError, format_amount, parse_amount
-from ..ratings import PairResults
+from ..ratings import BlockResults, PairResults, RatingError, SessionOutcome, block_results
 from ..storage import (
     DiskFullError,
     FaultReason,
@@ -189,6 +190,17 @@ MIGRATIONS: tuple[Migration, ...] = (
         # for sessions played before, whose raw balances stand in. The raw balances stay in `balances`.
         "ALTER TABLE ladder_sessions ADD COLUMN adjusted TEXT",
     )),
+    # The leaderboard's fit reads the finished blocks as kinds (each distinct block's pairwise results once,
+    # with how many blocks had them: `arena.ratings.BlockTally`), tallied as each block's last result lands,
+    # so that a refit reads rows that grow with the kinds, not with the sessions. The store tallies every
+    # finished block when `kinds_tallied` is 0 (a store from before this migration: `_rebuild_block_kinds`).
+    Migration("0010_ladder_block_kinds", (
+        """CREATE TABLE ladder_block_kinds (
+            results TEXT PRIMARY KEY,               -- JSON [[a, b, score of a, weight], ...]: `block_results`
+            blocks INTEGER NOT NULL CHECK (blocks > 0)
+        ) WITHOUT ROWID""",
+        "ALTER TABLE ladder_totals ADD COLUMN kinds_tallied INTEGER NOT NULL DEFAULT 0",
+    )),
 )
 """The service's schema, oldest first (never edit one that shipped: add another)."""
 
@@ -324,16 +336,20 @@ class LadderProgress:
 
 @dataclass(frozen=True)
 class LadderSnapshot:
-    """The ladder's results at one moment (`ServiceStore.ladder_snapshot`)."""
+    """The ladder's results at one moment (`ServiceStore.ladder_snapshot`), in rows that grow with the
+    kinds of block and the blocks in play, not with the sessions."""
 
     finished: int
     """Finished sessions: the generation of the results."""
     current: tuple[VersionRecord, ...]
     """Who plays now (`current_versions`)."""
+    kinds: tuple[tuple[BlockResults, int], ...]
+    """The finished blocks: each kind (`block_results`) once, with how many blocks had it."""
     sessions: tuple[LadderSession, ...]
-    """Every finished session, in play order (but the damaged ones)."""
+    """The finished sessions of the blocks not finished yet (in play, or set aside), in play order (but the
+    damaged ones)."""
     damaged: tuple[tuple[str, str], ...] = ()
-    """The finished sessions whose stored values are damaged, left out: each one's id and the problem."""
+    """The sessions read here whose stored values are damaged, left out: each one's id and the problem."""
 
 
 @dataclass(frozen=True)
@@ -453,6 +469,9 @@ class ServiceStore:
         if not store._read("SELECT 1 FROM ladder_totals"):
             with store._write("building the ladder's aggregates") as writing:
                 _rebuild_ladder_aggregates(writing)
+        if not store._read("SELECT 1 FROM ladder_totals WHERE kinds_tallied = 1"):
+            with store._write("tallying the ladder's finished blocks") as writing:
+                _rebuild_block_kinds(writing)
         return store
 
     @classmethod
@@ -714,6 +733,7 @@ class ServiceStore:
                  for mirror, session in enumerate(sessions, start=1)])
             _add_results(connection, [(session.seating, tuple(session.balances)) for sessions in blocks
                                       for session in sessions])
+            _tally_blocks(connection, numbers)
 
     def ladder_sessions(self, *, block: int | None = None, unfinished: bool = False) -> list[LadderSession]:
         """Ladder sessions in play order (of one block, or the unfinished ones)."""
@@ -782,17 +802,22 @@ class ServiceStore:
         return LadderStanding({version: count for version, count in blocks.items() if count}, pairs)
 
     def ladder_snapshot(self) -> LadderSnapshot:
-        """The finished sessions and who plays now, read in one transaction (so they agree)."""
+        """The finished blocks' kinds, the finished sessions of the other blocks and who plays now, read in one
+        transaction (so they agree); the other blocks are found by the status index."""
         with self._lock:
             self._connection.execute("BEGIN")
             try:
                 finished = self.finished_ladder_sessions()
                 current = self.current_versions()
-                rows = self._read("SELECT * FROM ladder_sessions WHERE status = 'finished' ORDER BY block, mirror")
+                kinds = [(_kind(row["results"]), int(row["blocks"]))
+                         for row in self._read("SELECT results, blocks FROM ladder_block_kinds")]
+                rows = self._read("SELECT * FROM ladder_sessions WHERE status = 'finished' AND block IN (SELECT "
+                                  "block FROM ladder_sessions WHERE status IN ('planned', 'running')) "
+                                  "ORDER BY block, mirror")
             finally:
                 self._connection.execute("COMMIT")
         sessions, damaged = _readable(rows)
-        return LadderSnapshot(finished, tuple(current), tuple(sessions), tuple(damaged))
+        return LadderSnapshot(finished, tuple(current), tuple(kinds), tuple(sessions), tuple(damaged))
 
     def ladder_started(self) -> bool:
         """Whether the ladder has planned a block yet."""
@@ -825,6 +850,10 @@ class ServiceStore:
             if updated:  # counted once: a result recorded again changes nothing
                 _add_results(connection, [(tuple(json.loads(updated[0][0])),
                                            tuple(balances if adjusted is None else adjusted))])
+                _tally_blocks(connection, [block for (block,) in connection.execute(
+                    "SELECT block FROM ladder_sessions WHERE id = ? AND NOT EXISTS (SELECT 1 FROM ladder_sessions "
+                    "WHERE block = (SELECT block FROM ladder_sessions WHERE id = ?) AND status != 'finished')",
+                    (session_id, session_id))])
             # The block's last result clears its failures in the same transaction: a finished block has none.
             connection.execute(
                 "DELETE FROM ladder_failures WHERE block = (SELECT block FROM ladder_sessions WHERE id = ?) "
@@ -1015,6 +1044,58 @@ def _rebuild_ladder_aggregates(connection: sqlite3.Connection) -> None:
                 for seating, balances in connection.execute(
                     "SELECT seating, COALESCE(adjusted, balances) FROM ladder_sessions WHERE status = 'finished'")]
     _add_results(connection, finished)
+
+
+def _tally_blocks(connection: sqlite3.Connection, blocks: Sequence[int]) -> None:
+    # Newly finished blocks into `ladder_block_kinds`, in the transaction that records their last results.
+    kinds: Counter[str] = Counter()
+    for block in blocks:
+        kinds.update(_block_kinds(_rows(connection, "SELECT * FROM ladder_sessions WHERE block = ? ORDER BY mirror",
+                                        (block,))))
+    _add_kinds(connection, kinds)
+
+
+def _rebuild_block_kinds(connection: sqlite3.Connection) -> None:
+    # Every finished block into `ladder_block_kinds` (a store from before it), reading the sessions a block at a time.
+    connection.execute("DELETE FROM ladder_block_kinds")
+    rows = _rows(connection, "SELECT * FROM ladder_sessions WHERE block NOT IN (SELECT block FROM ladder_sessions "
+                 "WHERE status != 'finished') ORDER BY block, mirror", ())
+    _add_kinds(connection, Counter(_block_kinds(rows)))
+    connection.execute("UPDATE ladder_totals SET kinds_tallied = 1")
+
+
+def _block_kinds(rows: Iterable[sqlite3.Row]) -> Iterator[str]:
+    # The kind of each finished block of `rows` (in block order) as stored; a damaged session is left out,
+    # logged (`note_damaged`), as the fit left it out when it read every session.
+    for _, block_rows in itertools.groupby(rows, key=lambda row: row["block"]):
+        sessions, damaged = _readable(block_rows)
+        for session_id, problem in damaged:
+            note_damaged(session_id, problem)
+        outcomes = []
+        for session in sessions:
+            try:
+                outcomes.append(SessionOutcome(tuple(str(seat) for seat in session.seating),
+                                               tuple(session.balances or ()), f"b{session.block}"))
+            except RatingError as error:
+                note_damaged(session.id, f"ladder session {session.id}: a stored value is damaged ({error}); "
+                             "nothing was changed: restore the service store from a backup")
+        if outcomes:
+            yield json.dumps([[a, b, str(score), str(weight)] for a, b, score, weight in block_results(outcomes)])
+
+
+def _rows(connection: sqlite3.Connection, sql: str, parameters: Sequence[object]) -> Iterator[sqlite3.Row]:
+    cursor = connection.cursor()
+    cursor.row_factory = sqlite3.Row
+    return iter(cursor.execute(sql, parameters))
+
+
+def _add_kinds(connection: sqlite3.Connection, kinds: Mapping[str, int]) -> None:
+    connection.executemany("INSERT INTO ladder_block_kinds (results, blocks) VALUES (?, ?) ON CONFLICT (results) "
+                           "DO UPDATE SET blocks = blocks + excluded.blocks", sorted(kinds.items()))
+
+
+def _kind(text: str) -> BlockResults:
+    return tuple((str(a), str(b), Fraction(score), Fraction(weight)) for a, b, score, weight in json.loads(text))
 
 
 def _amounts_json(amounts: Sequence[Amount]) -> str:
