@@ -60,7 +60,9 @@ async def test_a_bot_that_holds_n_megabytes_peaks_at_n_megabytes_or_more(tmp_pat
     result = await run_session(SHORT, specs, seed="memory", session_id="memory", log_dir=tmp_path / "logs")
     peaks = result.resources()[-1]["peak_memory_kb"]
     assert peaks["0"] >= 120 << 10, peaks
-    assert 0 < peaks["1"] < peaks["0"] - (100 << 10), peaks  # the caller holds no such block
+    # the caller holds no such block; both hold an interpreter and grpcio, whose size varies with the
+    # machine's load and the group's page cache (26-49 MiB seen), so the margin is well below 120 MiB
+    assert 0 < peaks["1"] < peaks["0"] - (80 << 10), peaks
     assert result.seats[0].telemetry["peak_memory_kb"] == peaks["0"]
 
 
