@@ -28,7 +28,7 @@ from ..isolation import Isolation, ProcessLimits
 from ..transport import TimeLimit, is_address
 from ._deals import DealBook
 from ._errors import ConfigProblem, TournamentConfigError
-from ._schedule import Format, block_size, count_sessions
+from ._schedule import Format, block_size, count_sessions, count_tables
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 _NAME_RULE = "1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"
@@ -279,6 +279,8 @@ MAX_ACTIONS = Bounds(2, 10_000)
 """The action cap of a deal (`table.max_actions`)."""
 MAX_PARTICIPANTS = 1000
 """Bots in a tournament."""
+MAX_TEAM_TABLES = 100_000
+"""Tables a tournament with teams may draw: its plan lists them (without teams each is computed from its rank)."""
 MAX_SESSIONS = 10_000_000
 """Sessions in a plan: a plan is stored as play reaches it, so this bounds only the results file."""
 SVARA_DEPTH = 16
@@ -354,6 +356,9 @@ class TournamentConfig:
     """How tables are drawn."""
     challenger: str | None = None
     """The bot at every table of a gauntlet; None for a round robin."""
+    teams: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Teams (one per author, say) and their members, in file order: no table seats two members of one
+    team (`teams:`); a participant in none is a team of its own."""
     sessions_per_table: int = 1
     """Duplicate blocks per table when `duplicate`; otherwise sessions per table (a multiple of table_size)."""
     duplicate: bool = True
@@ -396,6 +401,11 @@ class TournamentConfig:
         return tuple(participant.name for participant in self.participants)
 
     @property
+    def team_of(self) -> dict[str, str]:
+        """Each team member's team, by name (empty without teams)."""
+        return team_index(self.teams)
+
+    @property
     def sessions_per_process(self) -> int:
         """The sessions one bot process serves at most: 1 with `fresh`."""
         if self.bot_processes is BotProcesses.FRESH:
@@ -416,6 +426,15 @@ class TournamentConfig:
 
 RESULT_NEUTRAL = frozenset({"concurrency", "executor"})
 """Settings a resumed run may change: they change how fast results come, never what they are."""
+
+
+def team_index(teams: Sequence[tuple[str, Sequence[str]]]) -> dict[str, str]:
+    """Each member's team, by name.
+
+    >>> team_index([("alice", ("a1", "a2"))])
+    {'a1': 'alice', 'a2': 'alice'}
+    """
+    return {member: team for team, members in teams for member in members}
 
 
 def _known(instance: Any) -> dict[str, Any]:
@@ -470,11 +489,29 @@ def tournament_violations(values: Mapping[str, Any]) -> list[Violation]:
         violations.append(Violation("challenger", f"{challenger!r} is not a participant{suggest(challenger, names)}"))
     if size is not None and rules is not None and rules.min_seats <= size <= rules.max_seats:
         violations += _amount_violations(rules, size)
+    teams: Sequence[tuple[str, Sequence[str]]] | None = values.get("teams")
+    table_count: int | None = None
+    if teams and names is not None:
+        violations += _team_violations(teams, names)
+        if size is not None and fmt is not None and size <= len(names) and not any(
+                violation.field.startswith("teams") for violation in violations):
+            table_count = count_tables(names, size, team_of=team_index(teams),
+                                       challenger=challenger if fmt is Format.GAUNTLET and isinstance(challenger, str)
+                                       and challenger in names else None)
+            if table_count == 0:
+                which = "with the challenger " if fmt is Format.GAUNTLET else ""
+                violations.append(Violation("teams", f"no table of {size} seats {which}is left without two members "
+                                            "of one team: name fewer teammates or make the table smaller",
+                                            at=("teams", "table_size")))
+            elif table_count > MAX_TEAM_TABLES:
+                violations.append(Violation("teams", f"with teams the tables are listed, at most {MAX_TEAM_TABLES}, "
+                                            f"and these draw {table_count}: fewer participants or a smaller table_size",
+                                            at=("teams", "table_size")))
     sessions, duplicate = values.get("sessions_per_table"), values.get("duplicate")
     if (names is not None and size is not None and fmt is not None and sessions is not None and duplicate is not None
             and size <= len(names)):
         count = count_sessions(participants=len(names), table_size=size, format=fmt, sessions_per_table=sessions,
-                               duplicate=duplicate)
+                               duplicate=duplicate, table_count=table_count)
         if count > MAX_SESSIONS:
             violations.append(Violation("sessions_per_table", (
                 f"the plan would have {count} sessions, and at most {MAX_SESSIONS} are played in one tournament: "
@@ -484,7 +521,7 @@ def tournament_violations(values: Mapping[str, Any]) -> list[Violation]:
     if (deals is not None and names is not None and size is not None and fmt is not None and sessions is not None
             and duplicate is not None and size <= len(names)):
         blocks = count_sessions(participants=len(names), table_size=size, format=fmt, sessions_per_table=sessions,
-                                duplicate=duplicate) // (block_size(size) if duplicate else 1)
+                                duplicate=duplicate, table_count=table_count) // (block_size(size) if duplicate else 1)
         if blocks > len(deals.seeds):
             violations.append(Violation("deals", (
                 f"the book holds {len(deals.seeds)} deal{'s' if len(deals.seeds) != 1 else ''} and this tournament "
@@ -496,6 +533,23 @@ def tournament_violations(values: Mapping[str, Any]) -> list[Violation]:
             "sessions_per_table", f"with duplicate: false this counts sessions and must be a multiple of table_size "
             f"({size}) so every bot sits in every seat equally often, not {sessions}",
             at=("sessions_per_table", "duplicate")))
+    return violations
+
+
+def _team_violations(teams: Sequence[tuple[str, Sequence[str]]], names: Sequence[str]) -> list[Violation]:
+    # Every member a participant, each in one team at most.
+    violations: list[Violation] = []
+    seen: dict[str, str] = {}
+    for team, members in teams:
+        for index, member in enumerate(members):
+            if member not in names:
+                violations.append(Violation(f"teams.{team}[{index}]",
+                                            f"{member!r} is not a participant{suggest(member, names)}"))
+            elif member in seen:
+                violations.append(Violation(f"teams.{team}[{index}]",
+                                            f"{member!r} is already in team {seen[member]!r}: a bot is in one team"))
+            else:
+                seen[member] = team
     return violations
 
 

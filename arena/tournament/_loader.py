@@ -334,7 +334,7 @@ _TOP_KEYS = (
     "name", "participants", "profile", "table", "table_size", "format", "challenger",
     "sessions_per_table", "duplicate", "seed", "concurrency", "limits", "isolation", "restart_crashed",
     "executor",
-    "bot_processes", "max_sessions_per_process", "deals",
+    "bot_processes", "max_sessions_per_process", "deals", "teams",
 )  # fmt: skip
 _PARTICIPANT_KEYS = ("name", "command", "address", "cwd", "env", "limits", "confined")
 _TABLE_KEYS = ("ante", "opening_stake", "max_bet", "max_actions", "pots")
@@ -385,12 +385,14 @@ def _read_tournament(reader: ConfigReader, root: yaml.Node, *, base_dir: Path, r
                      BotProcesses.FRESH)
     per_process = _get(top, "max_sessions_per_process",
                        lambda node: reader.integer(node, "max_sessions_per_process", SESSIONS_PER_PROCESS), None)
+    names = [participant.name for participant in participants] if participants is not _BAD else None
+    teams = _get(top, "teams", lambda node: _read_teams(reader, node, names), ())
 
     # The rules across fields, each applied when the fields it reads are valid.
     known = {"participants": tuple(participants) if participants is not _BAD else _BAD, "rules": rules,
              "table_size": table_size, "format": fmt, "challenger": challenger, "duplicate": duplicate,
              "sessions_per_table": sessions, "concurrency": concurrency, "bot_processes": processes,
-             "max_sessions_per_process": per_process, "deals": deals}
+             "max_sessions_per_process": per_process, "deals": deals, "teams": teams}
     reader.report_violations(tournament_violations({key: value for key, value in known.items() if value is not _BAD}),
                              top, path="", line=first_line)
 
@@ -403,6 +405,7 @@ def _read_tournament(reader: ConfigReader, root: yaml.Node, *, base_dir: Path, r
         table_size=table_size,
         format=fmt,
         challenger=challenger if fmt is Format.GAUNTLET else None,
+        teams=teams,
         sessions_per_table=sessions,
         duplicate=duplicate,
         seed=draw_secret() if seed is None else seed,
@@ -417,6 +420,43 @@ def _read_tournament(reader: ConfigReader, root: yaml.Node, *, base_dir: Path, r
         max_sessions_per_process=per_process,
         deals=deals,
     )
+
+
+def _read_teams(reader: ConfigReader, node: yaml.Node, names: Sequence[str] | None) -> Any:
+    """`teams:` as (team, members) pairs in file order, each member a participant (when the participants
+    were read) in one team only; or _BAD after reporting each mistake on its own line."""
+    if not isinstance(node, yaml.MappingNode):
+        return reader.report(_line(node), "teams", "must be a mapping of team names to lists of participants' "
+                             f"names (`teams: {{alice: [a1, a2]}}`), not {reader.show(node)}")
+    teams: list[tuple[str, tuple[str, ...]]] = []
+    seen: dict[str, str] = {}
+    before = len(reader.problems)
+    for key_node, value_node in node.value:
+        team = reader.name(key_node, "teams")
+        if team is _BAD:
+            continue
+        if team in dict(teams):
+            reader.report(_line(key_node), f"teams.{team}", "given twice")
+            continue
+        if not isinstance(value_node, yaml.SequenceNode) or not value_node.value:
+            shown = "an empty list" if isinstance(value_node, yaml.SequenceNode) else reader.show(value_node)
+            reader.report(_line(value_node), f"teams.{team}", f"must be a list of participants' names, not {shown}")
+            continue
+        members: list[str] = []
+        for index, item in enumerate(value_node.value):
+            member, path = reader.scalar(item), f"teams.{team}[{index}]"
+            if not isinstance(member, str):
+                reader.report(_line(item), path, f"must be a participant's name, not {reader.show(item)}")
+            elif names is not None and member not in names:
+                reader.report(_line(item), path, f"{member!r} is not a participant{suggest(member, names)}")
+            elif member in seen:
+                reader.report(_line(item), path, f"{member!r} is already in team {seen[member]!r}: a bot is in one "
+                              "team")
+            else:
+                seen[member] = team
+                members.append(member)
+        teams.append((team, tuple(members)))
+    return _BAD if len(reader.problems) > before else tuple(teams)
 
 
 _CERTIFICATE_KEYS = ("ca", "cert", "key")

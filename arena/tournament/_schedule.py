@@ -20,6 +20,10 @@ Theory of operation:
 
   Every bot holds every seat slot's cards in a block, once (heads-up) or twice; the reversed
   rotations also turn the order of play around, so no bot always acts just after the same rival.
+- Teams. A definition may name teams (`teams:`, one per author): then no table seats two members of
+  one team (Halite's rule: an author's bots never play each other in a rated game), and the
+  combinations that would are left out, the others keeping their order (a gauntlet's challenger
+  meets no teammate).
 - Without duplicate dealing every session is a block of its own with its own seed, and the
   sessions of a table cycle through the rotations of the base seating; `sessions_per_table` is a
   multiple of the table size, so again every bot sits in every seat equally often.
@@ -35,7 +39,8 @@ Theory of operation:
   seed instead (see `_deals`), whatever the participants are called.
 - Size. A plan is a lazy sequence: its length is counted, and each session is computed when it is
   read (by position, in O(participants x table size), or in order), so a plan of millions of
-  sessions costs nothing until it is played.
+  sessions costs nothing until it is played. With teams the tables are listed when the plan is
+  made (at most `MAX_TEAM_TABLES` of them).
 """
 
 from __future__ import annotations
@@ -45,7 +50,8 @@ import hashlib
 import hmac
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, overload
 
@@ -128,17 +134,37 @@ def block_size(seats: int) -> int:
 
 
 def count_sessions(*, participants: int, table_size: int, format: Format, sessions_per_table: int,
-                   duplicate: bool) -> int:
-    """How many sessions a definition plans, counted without planning them.
+                   duplicate: bool, table_count: int | None = None) -> int:
+    """How many sessions a definition plans, counted without planning them (`table_count`: the tables
+    drawn, when teams leave out some, `count_tables`).
 
     >>> count_sessions(participants=4, table_size=2, format=Format.ROUND_ROBIN, sessions_per_table=4, duplicate=True)
     48
     """
-    if format is Format.GAUNTLET:
+    if table_count is None and format is Format.GAUNTLET:
         table_count = math.comb(participants - 1, table_size - 1)
-    else:
+    elif table_count is None:
         table_count = math.comb(participants, table_size)
     return table_count * sessions_per_table * (block_size(table_size) if duplicate else 1)
+
+
+def count_tables(names: Sequence[str], table_size: int, *, team_of: Mapping[str, str],
+                 challenger: str | None = None) -> int:
+    """How many tables seat no two players of one team (a name not in `team_of` is a team of its own),
+    each with the `challenger` if given: the elementary symmetric polynomial of the teams' sizes.
+
+    >>> count_tables("abcd", 2, team_of={"a": "x", "b": "x"}), count_tables("abcd", 2, team_of={}, challenger="a")
+    (5, 3)
+    """
+    excluded = {challenger, *(name for name in names if challenger is not None
+                              and team_of.get(name, name) == team_of.get(challenger, challenger))}
+    sizes = Counter(team_of.get(name, name) for name in names if name not in excluded)
+    seats = table_size - (challenger is not None)
+    ways = [1] + [0] * seats  # ways[k]: tables of k seats drawn from the teams seen so far
+    for size in sizes.values():
+        for k in range(seats, 0, -1):
+            ways[k] += ways[k - 1] * size
+    return ways[seats]
 
 
 def tables(config: TournamentConfig) -> list[tuple[str, ...]]:
@@ -159,12 +185,34 @@ def tables(config: TournamentConfig) -> list[tuple[str, ...]]:
 
 def _tables(config: TournamentConfig) -> Iterator[tuple[str, ...]]:
     names = config.names
+    team_of = config.team_of
     if config.format is Format.GAUNTLET:
         challenger = config.challenger
         assert challenger is not None  # a TournamentConfig refuses a gauntlet without one
         field = [name for name in names if name != challenger]
+        if team_of:
+            mine = team_of.get(challenger, challenger)
+            return ((challenger, *others) for others in _team_combinations(
+                [name for name in field if team_of.get(name, name) != mine], config.table_size - 1, team_of))
         return ((challenger, *others) for others in itertools.combinations(field, config.table_size - 1))
+    if team_of:
+        return _team_combinations(list(names), config.table_size, team_of)
     return itertools.combinations(names, config.table_size)
+
+
+def _team_combinations(names: Sequence[str], size: int, team_of: Mapping[str, str]) -> Iterator[tuple[str, ...]]:
+    # The combinations of `itertools.combinations`, in its order, less those seating two of one team:
+    # built seat by seat, so the work is in proportion to the tables drawn, not to every combination.
+    def extend(start: int, chosen: tuple[str, ...], teams: frozenset[str]) -> Iterator[tuple[str, ...]]:
+        if len(chosen) == size:
+            yield chosen
+            return
+        for index in range(start, len(names) - (size - len(chosen)) + 1):
+            team = team_of.get(names[index], names[index])
+            if team not in teams:
+                yield from extend(index + 1, (*chosen, names[index]), teams | {team})
+
+    return extend(0, (), frozenset())
 
 
 def plan(config: TournamentConfig) -> Plan:
@@ -194,11 +242,14 @@ class Plan(Sequence[PlannedSession]):
         self._challenger = config.challenger if config.format is Format.GAUNTLET else None
         self._field = tuple(name for name in config.names if name != self._challenger)
         self._others = config.table_size - (self._challenger is not None)  # seats each table draws from the field
-        self._table_count = math.comb(len(self._field), self._others)
+        # With teams the tables drawn are listed (a TournamentConfig bounds them, `MAX_TEAM_TABLES`); without,
+        # each is computed from its rank among the combinations.
+        self._listed = list(_tables(config)) if config.team_of else None
+        self._table_count = math.comb(len(self._field), self._others) if self._listed is None else len(self._listed)
         self._block = block_size(config.table_size) if config.duplicate else 1
         self._length = count_sessions(participants=len(config.participants), table_size=config.table_size,
                                       format=config.format, sessions_per_table=config.sessions_per_table,
-                                      duplicate=config.duplicate)
+                                      duplicate=config.duplicate, table_count=self._table_count)
 
     def __len__(self) -> int:
         return self._length
@@ -218,8 +269,11 @@ class Plan(Sequence[PlannedSession]):
         per_round = self._table_count * self._block
         number, rest = divmod(position, per_round)
         table, slot = divmod(rest, self._block)
-        chosen = _combination(len(self._field), self._others, table)
-        base = ((self._challenger,) if self._challenger is not None else ()) + tuple(self._field[i] for i in chosen)
+        if self._listed is not None:
+            base = self._listed[table]
+        else:
+            chosen = _combination(len(self._field), self._others, table)
+            base = ((self._challenger,) if self._challenger is not None else ()) + tuple(self._field[i] for i in chosen)
         return self._session(position + 1 - slot, number + 1, number * self._table_count + table + 1, base)[slot]
 
     def __iter__(self) -> Iterator[PlannedSession]:
