@@ -75,7 +75,7 @@ def seed(folder: Path, sessions: int) -> float:
     store = service.store
     ids = []
     for name in PLAYERS:
-        version = service.registry.submit(Author("bench", organiser=False), name, _archive(name))
+        version = service.registry.submit(Author(f"bench-{name}", organiser=False), name, _archive(name))
         store.finish_check(version.id, accepted=True, report="not checked: a benchmark", stderr="")
         ids.append(version.id)
     for index in range(_RETIRED):

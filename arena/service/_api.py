@@ -16,19 +16,21 @@ import re
 from collections.abc import AsyncGenerator
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import trio
+from starlette.concurrency import iterate_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ..engine import ArenaError
 from ..storage import StorageError
 from ._archive import ArchiveError
+from ._challenges import ChallengeError, challenge_json, may_see_challenge, plan_challenge
 from ._config import ScheduleConfig, cron_problem, seats_problem
 from ._cron import fire_now
 from ._ladder import LadderPaused, ladder_secrets
@@ -41,6 +43,7 @@ from ._registry import (
     bot_name_problem,
 )
 from ._service import Service
+from ._sessions import MAX_PAGE, ResultsRequestError, list_sessions, session_history
 from ._store import Author, NotYourBotError, RunRecord, TokenRecord, TokenRefusedError, VersionRecord
 
 _MULTIPART_OVERHEAD = 64 * 1024
@@ -426,6 +429,46 @@ def routes(service: Service) -> list[Route]:
                       "last_due": schedule.last_due} for schedule in service.store.schedules()]
         return JSONResponse({"runs": runs, "schedules": schedules})
 
+    async def post_challenge(request: Request) -> Response:
+        author = require_author(service, request)
+        body = await _json(request)
+        try:
+            challenge = await trio.to_thread.run_sync(plan_challenge, service, author, body)
+        except ChallengeError as error:
+            raise HTTPException(error.status, str(error), headers=None if error.retry_after is None else
+                                {"Retry-After": str(error.retry_after)}) from None
+        service.notify()  # wakes an idle ladder
+        return JSONResponse({"id": challenge.id}, status_code=201,
+                            headers={"Location": f"/api/challenges/{challenge.id}"})
+
+    async def get_challenge(request: Request) -> Response:
+        number = request.path_params["id"]
+        challenge = service.store.challenge(number) if 0 < number < 2**63 else None
+        if challenge is None or not may_see_challenge(who(service, request), challenge):
+            raise HTTPException(404, f"no challenge {number}")  # another author's is not said to exist
+        return JSONResponse(challenge_json(service.store, challenge))
+
+    async def sessions(request: Request) -> Response:
+        query = request.query_params
+        limit_text = query.get("limit", "100")
+        if not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_PAGE:
+            raise HTTPException(422, f"limit: an integer from 1 to {MAX_PAGE}, not {limit_text[:20]!r}")
+        try:
+            page = list_sessions(service, who(service, request), bot=query.get("bot"), since=query.get("since"),
+                                 cursor=query.get("cursor"), limit=int(limit_text))
+        except ResultsRequestError as error:
+            raise HTTPException(422, str(error)) from None
+        following = None if page.next is None else "/api/sessions?" + urlencode(
+            {**{key: value for key, value in query.items() if key != "cursor"}, "cursor": page.next})
+        return JSONResponse({"sessions": page.sessions, "next": following})
+
+    async def history(request: Request) -> Response:
+        session_id = request.path_params["id"]
+        lines = session_history(service, who(service, request), session_id[:64])
+        if lines is None:
+            raise HTTPException(404, f"no finished session {session_id[:64]!r}")
+        return StreamingResponse(iterate_in_threadpool(lines), media_type="application/jsonl")
+
     return [
         Route("/api/game", game),
         Route("/api/leaderboard", leaderboard),
@@ -443,6 +486,10 @@ def routes(service: Service) -> list[Route]:
         Route("/api/tournaments", tournaments),
         Route("/api/ladder", ladder),
         Route("/api/ladder/blocks/{block:int}/resume", resume_block, methods=["POST"]),
+        Route("/api/challenges", post_challenge, methods=["POST"]),
+        Route("/api/challenges/{id:int}", get_challenge),
+        Route("/api/sessions", sessions),
+        Route("/api/sessions/{id}/history", history),
     ]
 
 

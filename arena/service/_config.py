@@ -60,6 +60,10 @@ class Quotas:
     min_free_bytes: int = 1024 * _MIB
     """Uploads are refused (507) while the data folder's disk has less free space (`quotas.min_free_disk_mb`),
     so the ladder's histories and the store keep room."""
+    challenges_per_day: int = 10
+    """Challenges per author in any 24 hours (`quotas.challenges_per_day`): one more gets 429 with Retry-After."""
+    challenge_blocks: int = 4
+    """Duplicate blocks one challenge may ask for (`quotas.challenge_blocks`)."""
 
 
 @dataclass(frozen=True)
@@ -186,7 +190,7 @@ def cron_problem(value: object) -> str | None:
 
 _TOP_KEYS = ("data", "profile", "table", "limits", "isolation", "uploads", "quotas", "web", "ladder",
              "tournaments")
-_QUOTA_KEYS = ("versions_per_day", "stored_mb", "min_free_disk_mb")
+_QUOTA_KEYS = ("versions_per_day", "stored_mb", "min_free_disk_mb", "challenges_per_day", "challenge_blocks")
 _UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
 _WEB_KEYS = ("events_total", "events_per_client", "replay_cache", "trusted_proxies")
 _LADDER_KEYS = ("enabled", "table_size", "placement_blocks", "random_share", "concurrency", "retry_seconds",
@@ -210,6 +214,7 @@ _SECRET_DAYS = Bounds(1, 366)
 _PROGRESS_MINUTES = Bounds(1, 1440)
 _TOP = Bounds(2, 1000)
 _FREEZE = Bounds(0, 7 * 24 * 60)
+_CHALLENGE_BLOCKS = Bounds(1, 100)
 
 
 def load_service_config(path: str | os.PathLike[str]) -> ServiceConfig:
@@ -325,7 +330,8 @@ def _read_quotas(reader: ConfigReader, entry: ConfigEntry) -> Quotas:
     entries = reader.mapping(entry.node, "quotas", _QUOTA_KEYS, "quotas") or {}
     return Quotas(**_read_integers(reader, entries, "quotas", (
         ("versions_per_day", _DAILY, 1, "versions_per_day"), ("stored_mb", _STORED_MB, _MIB, "stored_bytes"),
-        ("min_free_disk_mb", _FREE_MB, _MIB, "min_free_bytes"))))
+        ("min_free_disk_mb", _FREE_MB, _MIB, "min_free_bytes"), ("challenges_per_day", _DAILY, 1, "challenges_per_day"),
+        ("challenge_blocks", _CHALLENGE_BLOCKS, 1, "challenge_blocks"))))
 
 
 def _read_web(reader: ConfigReader, entry: ConfigEntry) -> WebLimits:

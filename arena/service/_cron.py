@@ -136,7 +136,8 @@ class Scheduler:
                     await self.service.changed.wait()
 
     def definition(self, run: RunRecord) -> str:
-        """The tournament file of a run: the latest accepted version of its bots, in a round robin."""
+        """The tournament file of a run: the latest accepted version of its bots, in a round robin, each author
+        of several bots a team (no table seats two of them)."""
         schedule = next((item for item in self.store.schedules() if item.name == run.schedule), None)
         if schedule is None:
             raise ArenaError(f"no schedule {run.schedule!r}")
@@ -167,6 +168,13 @@ class Scheduler:
                               "cwd": str(registry.folder.bot(version.sha256)), "confined": True}
                              for version in versions],
         }
+        # A rated table never seats two bots of one author: each author of several bots is a team.
+        authors = {bot.name: bot.author for bot in self.store.bots()}
+        teams: dict[str, list[str]] = {}
+        for version in versions:
+            teams.setdefault(authors[version.bot], []).append(version.bot)
+        if shared := {author: bots for author, bots in sorted(teams.items()) if len(bots) > 1}:
+            document["teams"] = shared
         return yaml.safe_dump(document, sort_keys=False)
 
     def folder(self, run: RunRecord) -> Path:

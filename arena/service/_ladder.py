@@ -18,6 +18,13 @@ The fit behind the choice counts each session's finishing order by its adjusted 
 balances less the luck of svara re-deals and of draws from announced distributions: docs/ratings.md),
 which is stored beside the raw balances; every page shows the raw ones.
 
+No table seats two versions of one author (`is_allowed`), whichever way it is chosen: an author's
+bots never play each other for rating, so none can gain by soft play towards its teammate (Halite's
+rule); the ladder waits while fewer authors than seats have a current version.
+
+The same workers play the authors' unrated challenges (`_challenges`): a challenge's block and a
+ladder block take turns, and a challenge's is played whenever the ladder has nothing to play.
+
 A block is planned (all its mirrors, in one transaction) before it is played, and its sessions are
 played one after the other (mirrors share their deals: never at the same time); a block left
 unfinished by a stopped service is played to its end first on the next start.
@@ -62,8 +69,9 @@ from ..match import public_session_id, run_session
 from ..ratings import ELO_PER_NAT, PairResults, RatingError, bradley_terry_pairs, session_terms
 from ..storage import FaultReason, StorageError, is_disk_full, make_way_for_replay
 from ..tournament import arena_launch_failure, block_seed, commitment, mirrors
+from . import _challenges
 from ._service import Service
-from ._store import LadderFailure, LadderProgress, LadderSession, ServiceStore, from_iso, iso
+from ._store import ChallengeSession, LadderFailure, LadderProgress, LadderSession, ServiceStore, from_iso, iso
 
 LOGGER = logging.getLogger(__name__)
 PRIOR_GAMES = 1.0
@@ -71,6 +79,8 @@ PRIOR_GAMES = 1.0
 every bot has before it plays."""
 _CANDIDATES = 200
 """Random tables scored when the tables of more than two seats are too many to score all."""
+_DRAWS = 100
+"""Tries at drawing an allowed table uniformly before one is built author by author."""
 _SECRET_PREFIX = "ladder_secret:"
 """The store keeps each period's secret under this prefix and the period's start (ISO 8601 UTC)."""
 _IDLE = 30.0
@@ -133,34 +143,64 @@ def table_information(table: Sequence[str], theta: dict[str, float], variance: d
 
 def choose_table(players: Sequence[str], pairs: PairResults, *, table_size: int,
                  blocks_played: Mapping[str, int], placement_blocks: int, random_share: float,
-                 rng: random.Random) -> tuple[tuple[str, ...], str]:
+                 rng: random.Random, owners: Mapping[str, str] | None = None) -> tuple[tuple[str, ...], str]:
     """The next table, in seat order, and why it was chosen (`placement`, `random` or `adaptive`), from
-    the pairs' results so far and the blocks each player was seated in.
+    the pairs' results so far and the blocks each player was seated in. No table seats two players of
+    one author (`owners`: each player's author; a player missing from it is its own).
 
     >>> import random
     >>> choose_table(["a", "b", "c"], {}, table_size=2, blocks_played={"a": 3, "b": 3},
     ...              placement_blocks=2, random_share=0.0, rng=random.Random(1))[1]
     'placement'
+    >>> choose_table(["a1", "a2", "b"], {}, table_size=2, blocks_played={}, placement_blocks=2, random_share=0.0,
+    ...              rng=random.Random(1), owners={"a1": "alice", "a2": "alice", "b": "bob"})[0]
+    ('a1', 'b')
     """
-    if len(players) < table_size:
-        raise ArenaError(f"a table of {table_size} needs {table_size} players, and there are {len(players)}")
+    owner = dict(owners or {})
+    authors = len({owner.get(player, player) for player in players})
+    if authors < table_size:
+        raise ArenaError(f"a table of {table_size} needs players of {table_size} authors, and there are {authors}")
     theta, variance = information(pairs, players)
     newcomers = sorted((player for player in players if blocks_played.get(player, 0) < placement_blocks),
                        key=lambda player: (blocks_played.get(player, 0), player))
     if newcomers:
         newcomer = newcomers[0]
-        others = [player for player in players if player != newcomer]
-        tables = [(newcomer, *rest) for rest in _candidates(others, table_size - 1, rng)]
+        mine = owner.get(newcomer, newcomer)
+        others = [player for player in players if owner.get(player, player) != mine]
+        tables = [(newcomer, *rest) for rest in _candidates(others, table_size - 1, rng, owner)]
         return _best(tables, theta, variance, rng), "placement"
     if rng.random() < random_share:
-        return tuple(rng.sample(list(players), table_size)), "random"
-    return _best(list(_candidates(players, table_size, rng)), theta, variance, rng), "adaptive"
+        return _draw(players, table_size, rng, owner), "random"
+    return _best(list(_candidates(players, table_size, rng, owner)), theta, variance, rng), "adaptive"
 
 
-def _candidates(players: Sequence[str], size: int, rng: random.Random) -> list[tuple[str, ...]]:
+def is_allowed(table: Sequence[str], owners: Mapping[str, str]) -> bool:
+    """Whether a rated table may seat these players: no two of one author (Halite's rule: a team never
+    plays itself in a rated game, so no author gains from soft play between its bots).
+
+    >>> is_allowed(["a1", "b"], {"a1": "alice"}), is_allowed(["a1", "a2"], {"a1": "alice", "a2": "alice"})
+    (True, False)
+    """
+    return len({owners.get(player, player) for player in table}) == len(table)
+
+
+def _candidates(players: Sequence[str], size: int, rng: random.Random,
+                owners: Mapping[str, str]) -> list[tuple[str, ...]]:
     if math.comb(len(players), size) <= _CANDIDATES:
-        return list(itertools.combinations(players, size))
-    return [tuple(rng.sample(list(players), size)) for _ in range(_CANDIDATES)]
+        return [table for table in itertools.combinations(players, size) if is_allowed(table, owners)]
+    return [_draw(players, size, rng, owners) for _ in range(_CANDIDATES)]
+
+
+def _draw(players: Sequence[str], size: int, rng: random.Random, owners: Mapping[str, str]) -> tuple[str, ...]:
+    # A table drawn uniformly among those allowed (by rejection: a few tries unless one author holds most
+    # players), else one player of each of `size` authors drawn at random.
+    for _ in range(_DRAWS):
+        table = tuple(rng.sample(list(players), size))
+        if is_allowed(table, owners):
+            return table
+    shuffled = rng.sample(list(players), len(players))
+    by_author = {owners.get(player, player): player for player in shuffled}
+    return tuple(rng.sample(list(by_author.values()), size))
 
 
 def _best(tables: Sequence[tuple[str, ...]], theta: dict[str, float], variance: dict[str, float],
@@ -260,7 +300,7 @@ def ladder_live_folder(ladder: Path) -> Path:
 
 
 class Ladder:
-    """Plays ladder blocks for as long as the service runs."""
+    """Plays ladder blocks, and the challenges' blocks in turn, for as long as the service runs."""
 
     def __init__(self, service: Service, *, rng: random.Random | None = None,
                  announce: Callable[[str], None] | None = None) -> None:
@@ -277,6 +317,11 @@ class Ladder:
         """Blocks that failed, by when (trio's clock) they may be tried again."""
         self._paused: str | None = None
         """Why the ladder is paused (`LadderPaused.reason`), None while it plays."""
+        self._challenges_claimed: set[tuple[int, int]] = set()
+        self._challenge_failures: dict[tuple[int, int], tuple[int, float]] = {}
+        """Challenge blocks (challenge, block) that failed: failures in a row, and when they may be tried again."""
+        self._challenge_turn = True
+        """Whether a queued challenge block goes before the next ladder block (they take turns)."""
         self._lock = trio.Lock()
 
     def verify_histories(self) -> None:
@@ -315,6 +360,11 @@ class Ladder:
                 with trio.move_on_after(min(_IDLE, max(wake - trio.current_time(), 0.0))):
                     await self.service.changed.wait()
                 continue
+            if isinstance(block[0], ChallengeSession):
+                await self._play_challenge_block([session for session in block
+                                                  if isinstance(session, ChallengeSession)])
+                continue
+            block = [session for session in block if isinstance(session, LadderSession)]
             number = block[0].block
             try:
                 for session in block:
@@ -327,9 +377,58 @@ class Ladder:
             finally:
                 self._claimed.discard(number)
 
-    async def _claim(self) -> tuple[list[LadderSession] | None, float]:
-        # The next block to play, claimed; or None, and when (trio's clock) a retry falls due.
+    async def _claim(self) -> tuple[list[LadderSession] | list[ChallengeSession] | None, float]:
+        # The next block to play, claimed (a challenge's and the ladder's take turns; a challenge's whenever the
+        # ladder has nothing to play); or None, and when (trio's clock) a retry falls due.
         now = trio.current_time()
+        if self._challenge_turn and (challenge := await self._claim_challenge(now)) is not None:
+            self._challenge_turn = False
+            return challenge, now
+        block, wake = await self._claim_ladder(now)
+        if block is not None:
+            self._challenge_turn = True
+            return block, now
+        if (challenge := await self._claim_challenge(now)) is not None:
+            return challenge, now
+        waits = [when for _, when in self._challenge_failures.values() if when > now]
+        return None, min([wake, *waits])
+
+    async def _claim_challenge(self, now: float) -> list[ChallengeSession] | None:
+        skip = self._challenges_claimed | {key for key, (_, when) in self._challenge_failures.items() if when > now}
+        try:
+            block = await trio.to_thread.run_sync(functools.partial(self.service.store.next_challenge_block,
+                                                                    skip=skip))
+        except Exception as error:  # the store cannot be read (a full disk): tried again at the next claim
+            if not is_disk_full(error):
+                LOGGER.exception("the ladder cannot read the challenges to play")
+            return None
+        if block:
+            self._challenges_claimed.add((block[0].challenge, block[0].block))
+        return block
+
+    async def _play_challenge_block(self, block: list[ChallengeSession]) -> None:
+        # A challenge's block, as a ladder block is played; its failures (never a bot's) retried with the same waits.
+        key = (block[0].challenge, block[0].block)
+        try:
+            for session in block:
+                if session.status != "finished":
+                    await _challenges.play(self.service, session)
+        except Exception as error:
+            failures = self._challenge_failures.get(key, (0, 0.0))[0] + 1
+            delay = retry_delay(failures, self.config.retry_seconds)
+            self._challenge_failures[key] = (failures, trio.current_time() + delay)
+            if is_disk_full(error):
+                self.service.disk_full.met(error, f"playing block {key[1]} of challenge {key[0]}")
+            else:
+                LOGGER.error("block %d of challenge %d failed (%d tries in a row); retrying in %g s", key[1], key[0],
+                             failures, delay, exc_info=error)
+        else:
+            self._challenge_failures.pop(key, None)
+            self.service.disk_full.cleared()
+        finally:
+            self._challenges_claimed.discard(key)
+
+    async def _claim_ladder(self, now: float) -> tuple[list[LadderSession] | None, float]:
         waiting = {number for number, when in self._retry_at.items() if when > now}
         if self._paused is not None and (waiting or self._claimed):  # paused: one try at a time, when due
             return None, min((when for when in self._retry_at.values() if when > now), default=now + _IDLE)
@@ -385,7 +484,7 @@ class Ladder:
     def next_block(self, *, skip: Collection[int] = (), may_plan: bool = True) -> list[LadderSession] | None:
         """An unfinished block nobody plays, not set aside nor in `skip` (blocks waiting for a retry),
         else (if `may_plan`) a new one chosen by `choose_table`, else None (nothing to play now, or
-        fewer current versions than seats)."""
+        the current versions' authors fewer than the seats)."""
         store = self.service.store
         self.secret(store.clock())  # a new period's secret is committed a period before it deals
         set_aside = {failure.block for failure in store.ladder_failures() if failure.set_aside}
@@ -394,13 +493,15 @@ class Ladder:
         if unfinished:
             return store.ladder_sessions(block=unfinished[0].block)
         current = store.current_versions()
-        if not may_plan or len(current) < self.config.table_size:
-            return None
+        authors = {bot.name: bot.author for bot in store.bots()}
+        owners = {str(version.id): authors[version.bot] for version in current}
+        if not may_plan or len(set(owners.values())) < self.config.table_size:
+            return None  # a rated table never seats two bots of one author
         players = [str(version.id) for version in current]
         standing = store.ladder_standing(exclude_blocks=set_aside)
         table, reason = choose_table(players, standing.pairs, table_size=self.config.table_size,
                                      blocks_played=standing.blocks, placement_blocks=self.config.placement_blocks,
-                                     random_share=self.config.random_share, rng=self.rng)
+                                     random_share=self.config.random_share, rng=self.rng, owners=owners)
         at = store.clock()
         secret = self.secret(at)
         seatings = [tuple(int(seat) for seat in seating) for seating in mirrors(table)]

@@ -54,6 +54,7 @@ from ._api import (
     submit_version,
     who,
 )
+from ._challenges import SAMPLE_PREFIX, ChallengeError, challenge_json, may_see_challenge, plan_challenge, sample_names
 from ._cron import report_audience, schedules_due_text
 from ._ladder import ladder_secrets
 from ._live import LiveViews, is_session_id, ladder_files, live_events, now_playing, run_files
@@ -264,8 +265,13 @@ def routes(service: Service) -> list[Route]:
         slow = await trio.to_thread.run_sync(lambda: slow_decisions(
             service.config.data, overview.sessions, {version.id for version in store.versions(bot.name)},
             limit_ms=service.config.limits.time.decision_ms))
-        return render(service, request, "bot.html", overview=overview, own=may_see(who(service, request), bot.author),
-                      labels=labels, set_aside=set_aside, slow=slow)
+        reader = who(service, request)
+        mine = reader is not None and reader.name == bot.author
+        challenges = [challenge_json(store, challenge) for challenge in store.challenges(bot.author, newest=20)
+                      if mine and labels.get(int(challenge.players[0]), "").startswith(f"{name}.v")]
+        return render(service, request, "bot.html", overview=overview, own=may_see(reader, bot.author),
+                      labels=labels, set_aside=set_aside, slow=slow, mine=mine, challenges=challenges,
+                      samples=[SAMPLE_PREFIX + sample for sample in sample_names()])
 
     async def author_page(request: Request) -> Response:
         name = request.path_params["name"]
@@ -282,6 +288,30 @@ def routes(service: Service) -> list[Route]:
         return render(service, request, "author.html", name=name, overviews=overviews,
                       own=may_see(who(service, request), name), sessions=sessions, results=results,
                       labels={version.id: version.label for version in store.versions()})
+
+    async def challenge_form(request: Request) -> Response:
+        """The bot page's challenge form (its author's; the site's own pages only, as every form): the
+        challenge made as `POST /api/challenges` makes it, then its page."""
+        author = require_author(service, request)
+        name = request.path_params["name"]
+        form = await request.form(max_files=0, max_fields=4)
+        opponents = str(form.get("opponents") or "").replace(",", " ").split()
+        blocks = str(form.get("blocks") or "1").strip()
+        body = {"bot": name, "opponents": opponents[:64], "blocks": int(blocks) if blocks.isdigit() else blocks}
+        try:
+            challenge = await trio.to_thread.run_sync(plan_challenge, service, author, body)
+        except ChallengeError as error:
+            raise HTTPException(error.status, str(error), headers=None if error.retry_after is None else
+                                {"Retry-After": str(error.retry_after)}) from None
+        service.notify()
+        return RedirectResponse(f"/challenges/{challenge.id}", status_code=303)
+
+    async def challenge_page(request: Request) -> Response:
+        number = request.path_params["id"]
+        challenge = store.challenge(number) if 0 < number < 2**63 else None
+        if challenge is None or not may_see_challenge(who(service, request), challenge):
+            raise HTTPException(404, f"no challenge {number}")  # another author's is not said to exist
+        return render(service, request, "challenge.html", challenge=challenge_json(store, challenge))
 
     async def version_page(request: Request) -> Response:
         name, which = request.path_params["name"], request.path_params["version"]
@@ -602,6 +632,8 @@ def routes(service: Service) -> list[Route]:
         Route("/ladder/replays/{path:path}", ladder_replay_file),
         Route("/tournaments/{name}/replays/{path:path}", tournament_replay_file),
         Route("/static/style.css", stylesheet),
+        Route("/bots/{name}/challenge", challenge_form, methods=["POST"]),
+        Route("/challenges/{id:int}", challenge_page),
         Route("/organiser", console),
         Route("/static/console.js", console_script),
         Route("/static/report/{name}", replay_asset),

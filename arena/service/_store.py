@@ -201,6 +201,36 @@ MIGRATIONS: tuple[Migration, ...] = (
         ) WITHOUT ROWID""",
         "ALTER TABLE ladder_totals ADD COLUMN kinds_tallied INTEGER NOT NULL DEFAULT 0",
     )),
+    # Unrated challenges, in tables of their own: the ratings and the ladder's choice read `ladder_*` only.
+    Migration("0011_challenges", (
+        """CREATE TABLE challenges (
+            id INTEGER PRIMARY KEY,
+            author TEXT NOT NULL REFERENCES authors (name),
+            players TEXT NOT NULL,                  -- JSON list: the challenger first; a version id or sample:NAME
+            blocks INTEGER NOT NULL CHECK (blocks > 0),
+            secret TEXT NOT NULL,                   -- the deals' secret (its seeds are organisers' only)
+            created_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX challenges_by_author ON challenges (author, created_at)",
+        """CREATE TABLE challenge_sessions (
+            id TEXT PRIMARY KEY,                    -- C000001-2-1: challenge, block, mirror
+            challenge INTEGER NOT NULL REFERENCES challenges (id),
+            block INTEGER NOT NULL,
+            mirror INTEGER NOT NULL,
+            seating TEXT NOT NULL,                  -- JSON list of players (as in challenges.players), seat 0 first
+            seed TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'planned' CHECK (status IN ('planned', 'running', 'finished')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            balances TEXT,                          -- JSON list of exact amounts, by seat
+            faults TEXT,                            -- JSON list of fault counts, by seat
+            history_path TEXT,
+            finished_at TEXT,
+            CHECK ((status = 'finished') = (balances IS NOT NULL))
+        )""",
+        "CREATE INDEX challenge_sessions_by_status ON challenge_sessions (status, challenge, block, mirror)",
+        "CREATE INDEX challenge_sessions_by_challenge ON challenge_sessions (challenge, block, mirror)",
+        "CREATE INDEX challenge_sessions_by_finish ON challenge_sessions (finished_at, id)",
+    )),
 )
 """The service's schema, oldest first (never edit one that shipped: add another)."""
 
@@ -309,6 +339,53 @@ class LadderSession:
     def ranked(self) -> tuple[Amount, ...] | None:
         """The balances the ladder's choice of tables counts finishing orders by: adjusted when recorded."""
         return self.adjusted if self.adjusted is not None else self.balances
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """An author's unrated challenge: its players (the challenger first) in duplicate blocks."""
+
+    id: int
+    author: str
+    players: tuple[str, ...]
+    """Each a version id (as text) or `sample:NAME`, the challenger's version first."""
+    blocks: int
+    secret: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class ChallengeSession:
+    """One session of a challenge, planned when the challenge is made."""
+
+    id: str
+    challenge: int
+    block: int
+    mirror: int
+    seating: tuple[str, ...]
+    """Players (as `Challenge.players`), seat 0 first."""
+    seed: str
+    status: str
+    attempts: int
+    balances: tuple[Amount, ...] | None
+    faults: tuple[int, ...] | None
+    history_path: str | None
+    finished_at: str | None
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """A finished ladder or challenge session, as the results API lists it."""
+
+    kind: str
+    """`ladder` or `challenge`."""
+    id: str
+    challenge: int | None
+    seating: tuple[str, ...]
+    """Its players, seat 0 first: version ids as text, or (a challenge's) `sample:NAME`."""
+    balances: tuple[Amount, ...]
+    faults: tuple[int, ...]
+    finished_at: str
 
 
 @dataclass(frozen=True)
@@ -889,6 +966,113 @@ class ServiceStore:
                                   (block,)).rowcount == 0:
                 raise StorageError(f"ladder block {block} is not set aside")
 
+    # --- challenges ----------------------------------------------------------------------------
+
+    def create_challenge(self, author: str, players: Sequence[str], *, blocks: int, secret: str,
+                         seatings: Callable[[int], Sequence[Sequence[str]]],
+                         seed: Callable[[int], str]) -> Challenge:
+        """Store a challenge and every session of its `blocks` duplicate blocks, planned, in one transaction.
+
+        Args:
+            seatings: the seatings of a block (its mirrors), from the block's number.
+            seed: the deal seed of a block, from its number.
+        """
+        with self._write(f"storing a challenge of {author}") as connection:
+            cursor = connection.execute("INSERT INTO challenges (author, players, blocks, secret, created_at) "
+                                        "VALUES (?, ?, ?, ?, ?)",
+                                        (author, json.dumps(list(players)), blocks, secret, self.now()))
+            number = cursor.lastrowid
+            assert number is not None
+            connection.executemany(
+                "INSERT INTO challenge_sessions (id, challenge, block, mirror, seating, seed) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(f"C{number:06d}-{block}-{mirror}", number, block, mirror, json.dumps(list(seating)), seed(block))
+                 for block in range(1, blocks + 1)
+                 for mirror, seating in enumerate(seatings(block), start=1)])
+        found = self.challenge(number)
+        assert found is not None
+        return found
+
+    def challenge(self, number: int) -> Challenge | None:
+        rows = self._read("SELECT * FROM challenges WHERE id = ?", (number,))
+        return _challenge(rows[0]) if rows else None
+
+    def challenges(self, author: str, *, newest: int) -> list[Challenge]:
+        """An author's `newest` challenges, newest first."""
+        rows = self._read("SELECT * FROM challenges WHERE author = ? ORDER BY created_at DESC, id DESC LIMIT ?",
+                          (author, newest))
+        return [_challenge(row) for row in rows]
+
+    def challenge_times(self, author: str, *, since: float) -> list[str]:
+        """When each of an author's challenges made after `since` (a clock reading) was made, oldest first."""
+        return [row[0] for row in self._read("SELECT created_at FROM challenges WHERE author = ? AND created_at > ? "
+                                             "ORDER BY created_at", (author, iso(since)))]
+
+    def challenge_sessions(self, number: int) -> list[ChallengeSession]:
+        """A challenge's sessions in play order."""
+        rows = self._read("SELECT * FROM challenge_sessions WHERE challenge = ? ORDER BY block, mirror", (number,))
+        return [_challenge_session(row) for row in rows]
+
+    def challenge_session(self, session_id: str) -> ChallengeSession | None:
+        rows = self._read("SELECT * FROM challenge_sessions WHERE id = ?", (session_id,))
+        return _challenge_session(rows[0]) if rows else None
+
+    def next_challenge_block(self, *, skip: Collection[tuple[int, int]] = ()) -> list[ChallengeSession] | None:
+        """The oldest challenge block with a session left to play, not in `skip` ((challenge, block) pairs
+        played or waiting for a retry), as its sessions in play order; or None."""
+        rows = self._read("SELECT DISTINCT challenge, block FROM challenge_sessions WHERE status IN ('planned', "
+                          "'running') ORDER BY challenge, block")
+        for row in rows:
+            if (row["challenge"], row["block"]) not in skip:
+                found = self._read("SELECT * FROM challenge_sessions WHERE challenge = ? AND block = ? "
+                                   "ORDER BY mirror", (row["challenge"], row["block"]))
+                return [_challenge_session(session) for session in found]
+        return None
+
+    def mark_challenge_running(self, session_id: str) -> None:
+        with self._write(f"starting {session_id}") as connection:
+            connection.execute("UPDATE challenge_sessions SET status = 'running', attempts = attempts + 1 "
+                               "WHERE id = ?", (session_id,))
+
+    def record_challenge_result(self, session_id: str, balances: Sequence[Amount], faults: Sequence[int],
+                                history_path: str) -> None:
+        if sum(balances) != 0:
+            raise StorageError(f"challenge session {session_id}: balances must sum to zero")
+        with self._write(f"recording {session_id}") as connection:
+            connection.execute(
+                "UPDATE challenge_sessions SET status = 'finished', balances = ?, faults = ?, history_path = ?, "
+                "finished_at = ? WHERE id = ? AND status != 'finished'",
+                (_amounts_json(balances), json.dumps(list(faults)), history_path, self.now(), session_id))
+
+    def finished_sessions(self, *, versions: Collection[int] | None, challenges_of: str | None, everything: bool,
+                          since: str | None, before: tuple[str, str] | None, limit: int) -> list[SessionRow]:
+        """Finished ladder and challenge sessions, newest first (by finish time, then id): those `versions`
+        sat in (None: any), finished at or after `since`, before the cursor `before` (finish time, id);
+        challenge sessions only of the challenges `challenges_of` made, or every one if `everything`."""
+        marks = ", ".join("?" * len(versions)) if versions is not None else ""
+        ladder_seat = ("" if versions is None else
+                       f"AND EXISTS (SELECT 1 FROM ladder_seats t WHERE t.block = s.block AND t.mirror = s.mirror "
+                       f"AND t.version IN ({marks}))")
+        challenge_seat = ("" if versions is None else
+                          f"AND EXISTS (SELECT 1 FROM json_each(s.seating) seat WHERE seat.value IN ({marks}))")
+        keys = [] if versions is None else list(versions)
+        texts = [str(key) for key in keys]
+        window = ("AND (? IS NULL OR s.finished_at >= ?) "
+                  "AND (? IS NULL OR s.finished_at < ? OR (s.finished_at = ? AND s.id < ?))")
+        cut = [since, since, *([None] * 4 if before is None else [before[0], before[0], before[0], before[1]])]
+        rows = self._read(
+            f"SELECT * FROM (SELECT 'ladder' AS kind, s.id, NULL AS challenge, s.seating, s.balances, s.faults, "
+            f"s.finished_at FROM ladder_sessions s WHERE s.status = 'finished' {ladder_seat} {window} "
+            f"UNION ALL SELECT 'challenge', s.id, s.challenge, s.seating, s.balances, s.faults, s.finished_at "
+            f"FROM challenge_sessions s JOIN challenges c ON c.id = s.challenge WHERE s.status = 'finished' "
+            f"AND (? OR c.author = ?) {challenge_seat} {window}) ORDER BY finished_at DESC, id DESC LIMIT ?",
+            (*keys, *cut, int(everything), challenges_of, *texts, *cut, limit))
+        return [SessionRow(kind=row["kind"], id=row["id"], challenge=row["challenge"],
+                           seating=tuple(str(seat) for seat in json.loads(row["seating"])),
+                           balances=tuple(parse_amount(text) for text in json.loads(row["balances"])),
+                           faults=tuple(int(count) for count in json.loads(row["faults"])),
+                           finished_at=row["finished_at"]) for row in rows]
+
     # --- schedules -----------------------------------------------------------------------------
 
     def ensure_schedule(self, name: str, cron: str, settings: Mapping[str, Any]) -> ScheduleRecord:
@@ -1158,3 +1342,24 @@ def _ladder(row: sqlite3.Row) -> LadderSession:
     except (ValueError, TypeError) as error:  # not what the service wrote: a damaged file, a hand edit
         raise StorageError(f"ladder session {row['id']}: a stored value is damaged ({error}); nothing was changed: "
                            "restore the service store from a backup") from None
+
+
+def _challenge(row: sqlite3.Row) -> Challenge:
+    return Challenge(id=row["id"], author=row["author"], players=tuple(str(player) for player in
+                                                                       json.loads(row["players"])),
+                     blocks=row["blocks"], secret=row["secret"], created_at=row["created_at"])
+
+
+def _challenge_session(row: sqlite3.Row) -> ChallengeSession:
+    balances, faults = row["balances"], row["faults"]
+    try:
+        return ChallengeSession(
+            id=row["id"], challenge=row["challenge"], block=row["block"], mirror=row["mirror"],
+            seating=tuple(str(seat) for seat in json.loads(row["seating"])), seed=row["seed"], status=row["status"],
+            attempts=row["attempts"],
+            balances=None if balances is None else tuple(parse_amount(text) for text in json.loads(balances)),
+            faults=None if faults is None else tuple(int(count) for count in json.loads(faults)),
+            history_path=row["history_path"], finished_at=row["finished_at"])
+    except (ValueError, TypeError) as error:  # not what the service wrote: a damaged file, a hand edit
+        raise StorageError(f"challenge session {row['id']}: a stored value is damaged ({error}); nothing was "
+                           "changed: restore the service store from a backup") from None

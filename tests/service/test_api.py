@@ -39,6 +39,7 @@ class Service:
         self.organiser = token(config, "org", organiser=True)
         self.alice = token(config, "alice")
         self.bob = token(config, "bob")
+        self.carol = token(config, "carol")
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,8 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 
 @dataclass(frozen=True)
 class Ladder:
-    """The sample bots threshold and strong, submitted by alice with the CLI and rated by the ladder."""
+    """The sample bots threshold (alice's) and strong (carol's: a rated table never seats two bots of one
+    author), submitted with the CLI and rated by the ladder."""
 
     submissions: dict[str, tuple[int, str]]
     """Each bot's `seka-arena submit`: its exit status and what it printed."""
@@ -73,9 +75,10 @@ def ladder(service: Service, tmp_path_factory: pytest.TempPathFactory) -> Ladder
     this fixture too: then the ladder comes first in any order of the tests."""
     assert service.client.get("/api/leaderboard").json() == [], "a test submitted a playing bot before the ladder"
     submissions: dict[str, tuple[int, str]] = {}
-    token_file = tmp_path_factory.mktemp("token") / "alice.token"
-    token_file.write_text(service.alice + "\n")
-    for name in ("threshold", "strong"):
+    tokens = tmp_path_factory.mktemp("token")
+    for name, value in (("threshold", service.alice), ("strong", service.carol)):
+        token_file = tokens / f"{name}.token"
+        token_file.write_text(value + "\n")
         folder = tmp_path_factory.mktemp(name)
         for path, data in sample_bot(name).items():
             (folder / path).write_bytes(data)
@@ -145,7 +148,7 @@ def test_sample_bots_submitted_with_the_cli_are_checked_accepted_and_fill_the_la
     for name, (status, printed) in ladder.submissions.items():
         assert status == 0, printed
         assert f"{name} v1: accepted" in printed and "PASS  ready" in printed and "conforms" in printed
-    version = _version(service, "strong", "latest", service.alice)
+    version = _version(service, "strong", "latest", service.carol)
     assert version["status"] == "accepted" and version["id"] == 1 and "PASS  stop" in str(version["report"])
     assert "INFO arena.sdk" in str(version["stderr"])  # the bot's own stderr, as the author sees it
 

@@ -20,6 +20,7 @@ def test_the_example_configuration_loads() -> None:
         ("nightly", "0 2 * * *", None), ("weekly-top", "0 18 * * 5", 8)]
     assert config.limits.time.decision_ms == 1000 and config.rules.pots_per_session == 8
     assert (config.ladder.retry_seconds, config.ladder.max_failures) == (30, 5)
+    assert (config.quotas.challenges_per_day, config.quotas.challenge_blocks) == (10, 4)
 
 
 def test_every_mistake_is_reported_with_its_line(tmp_path: Path) -> None:
@@ -110,6 +111,12 @@ web:
         f"{where}:4: web.events_per_client: must be a positive integer, not 0",
         f"{where}:5: web.trusted_proxies[1]: must be an IP address such as 127.0.0.1, not 'proxy.example'",
     ]
+    path.write_text("data: data\nquotas: {challenges_per_day: 0, challenge_blocks: 101}\n")
+    with pytest.raises(TournamentConfigError) as refused:
+        load_service_config(path)
+    assert str(refused.value).splitlines()[1:] == [
+        f"{where}:2: quotas.challenges_per_day: must be a positive integer, not 0",
+        f"{where}:2: quotas.challenge_blocks: must be at most 100, not 101"]
     path.write_text("data: data\nquotas: {min_free_disk_mb: 0}\nweb: {trusted_proxies: ['::1']}\n")
     config = load_service_config(path)
     assert config.quotas.min_free_bytes == 0 and config.quotas.versions_per_day == 20

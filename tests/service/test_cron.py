@@ -4,6 +4,7 @@ across a restart, and submissions freeze before it."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import stat
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 import trio
 
 from arena.engine import profile
+from arena.history import read_history
 from arena.isolation import Isolation
 from arena.service import (
     Author,
@@ -23,7 +25,7 @@ from arena.service import (
 )
 from arena.service._registry import SubmissionsFrozenError
 from arena.service._store import from_iso
-from arena.tournament import TournamentConfigError, load_config
+from arena.tournament import TournamentConfigError, load_config, parse_config
 
 from ._archives import sample_archive
 
@@ -107,8 +109,8 @@ def test_a_scheduled_run_plays_the_service_profile_with_its_options(tmp_path: Pa
     config = dataclasses.replace(_config(tmp_path), rules=rules)
     clock = Clock("2026-01-01T03:30:00+00:00")
     service = open_service(config, clock=clock)
-    for bot in ("a", "b"):
-        version = service.store.add_version(bot, "author", sha256=bot * 64, kind="tar.gz", size=1,
+    for bot in ("a", "b"):  # of two authors: one author's bots are a team, never at one table
+        version = service.store.add_version(bot, f"author-{bot}", sha256=bot * 64, kind="tar.gz", size=1,
                                             command="python3 bot.py", language=None, description=None)
         service.store.finish_check(version.id, accepted=True, report="ok", stderr="")
         service.registry.folder.bot(version.sha256).mkdir(parents=True)
@@ -149,8 +151,8 @@ def test_a_scheduled_run_keeps_its_seed_readable_by_its_owner_only(tmp_path: Pat
     config = dataclasses.replace(_config(tmp_path), rules=profile("georgian").with_table(pots_per_session=1))
     clock = Clock("2026-01-01T03:30:00+00:00")
     service = open_service(config, clock=clock)
-    for bot in ("call", "threshold"):
-        version = service.registry.submit(Author("alice", organiser=False), bot, sample_archive(bot))
+    for bot, author in (("call", "alice"), ("threshold", "bob")):
+        version = service.registry.submit(Author(author, organiser=False), bot, sample_archive(bot))
         service.store.finish_check(version.id, accepted=True, report="not checked: a cron test", stderr="")
     scheduler = Scheduler(service)
     run = fire_now(service.store, "nightly")
@@ -172,8 +174,8 @@ def test_a_scheduled_run_seats_submitted_bots_confined_to_their_folders(tmp_path
     clock = Clock("2026-01-01T03:30:00+00:00")
     service = open_service(_config(tmp_path), clock=clock)
     for bot, command in (("a", "python3 bot.py"), ("b", "python3 bot.py --depth 3"), ("c", "python3 bot.py /proc")):
-        version = service.store.add_version(bot, "author", sha256=bot * 64, kind="tar.gz", size=1, command=command,
-                                            language=None, description=None)
+        version = service.store.add_version(bot, f"author-{bot}", sha256=bot * 64, kind="tar.gz", size=1,
+                                            command=command, language=None, description=None)
         service.store.finish_check(version.id, accepted=True, report="ok", stderr="")
         service.registry.folder.bot(version.sha256).mkdir(parents=True)
     scheduler = Scheduler(service)
@@ -196,3 +198,25 @@ def test_a_scheduled_run_seats_submitted_bots_confined_to_their_folders(tmp_path
     assert [(participant.name, participant.confined) for participant in load_config(definition).participants] == [
         ("a", True), ("b", True)]
     service.store.close()
+
+
+def test_a_scheduled_run_never_seats_two_bots_of_one_author(tmp_path: Path) -> None:
+    config = dataclasses.replace(_config(tmp_path), rules=profile("seka36").with_table(pots_per_session=1))
+    service = open_service(config, clock=Clock("2026-01-01T03:30:00+00:00"))
+    owners = {"call": "alice", "random": "alice", "threshold": "bob", "minimal": "carol"}
+    for bot, author in owners.items():
+        version = service.registry.submit(Author(author, organiser=False), bot, sample_archive(bot))
+        service.store.finish_check(version.id, accepted=True, report="not checked: a cron test", stderr="")
+    scheduler = Scheduler(service)
+    run = fire_now(service.store, "nightly")
+    assert run is not None
+    trio.run(scheduler.play, run)
+    run = service.store.run(run.id)
+    assert run.status == "finished", run.message
+    assert run.definition is not None and parse_config(run.definition).teams == (("alice", ("call", "random")),)
+    histories = sorted((tmp_path / "data" / "tournaments" / run.name / "results" / run.name / "histories").glob("*"))
+    tables = {frozenset(seat["bot"] for seat in read_history(path)[0]["seats"]) for path in histories}
+    assert len(histories) == 10 and tables == {frozenset(pair) for pair in itertools.combinations(owners, 2)
+                                               if set(pair) != {"call", "random"}}
+    service.store.close()
+

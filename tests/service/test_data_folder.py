@@ -52,10 +52,10 @@ def test_a_second_serve_is_refused_in_seconds_while_the_first_plays_on_and_its_r
         tmp_path: Path) -> None:
     config = tmp_path / "service.yaml"
     config.write_text(LADDER)
-    author = token(config, "alice")
+    authors = {"call": token(config, "alice"), "threshold": token(config, "bob")}  # a rated table: two authors
     data = tmp_path / "data"
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
-        for name in ("call", "threshold"):
+        for name, author in authors.items():
             assert post_archive(client, name, sample_archive(name), author).status_code == 201
         wait_for("two ladder sessions", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 2)
         second = _serve(config, timeout=60)  # refused at once (the bound is wide: a loaded machine starts slowly)

@@ -15,7 +15,7 @@ import httpx
 import pytest
 import trio
 
-from arena.engine import GEORGIAN
+from arena.engine import GEORGIAN, ArenaError
 from arena.isolation import Isolation
 from arena.ratings import SessionOutcome, pair_results, session_terms
 from arena.replay import replay_file
@@ -88,6 +88,30 @@ def test_some_tables_are_random_and_bigger_tables_are_scored_too() -> None:
     assert len(set(table)) == 3 and reason == "adaptive"
 
 
+def test_no_table_seats_two_bots_of_one_author() -> None:
+    owners = {"a1": "alice", "a2": "alice", "a3": "alice", "b": "bob", "c": "carol", "d1": "dave", "d2": "dave"}
+    players = sorted(owners)
+    pairs = pair_results([*_sessions("a1", "a2", 6, 6), *_sessions("b", "c", 12, 0), *_sessions("a1", "b", 3, 3)])
+    seen: set[tuple[str, ...]] = set()
+    for size in (2, 3, 4):
+        for seed in range(150):
+            for placed in ({}, {player: 5 for player in players}):  # placement, then random and adaptive tables
+                table, _ = choose_table(players, pairs, table_size=size, blocks_played=placed, placement_blocks=2,
+                                        random_share=0.3, rng=random.Random(seed), owners=owners)
+                assert len(table) == size and len({owners[player] for player in table}) == size, table
+                seen.add(tuple(sorted(table)))
+    assert {("a1", "b"), ("a2", "b"), ("a3", "d2")} <= seen  # every author's bots still play
+    # Many players of few authors: the random draw and the sampled candidates keep the rule too.
+    crowd = {f"{author}{index}": author for author in ("alice", "bob", "carol") for index in range(40)}
+    for seed in range(50):
+        table, reason = choose_table(sorted(crowd), {}, table_size=3, blocks_played=dict.fromkeys(crowd, 5),
+                                     placement_blocks=1, random_share=0.5, rng=random.Random(seed), owners=crowd)
+        assert {crowd[player] for player in table} == {"alice", "bob", "carol"}, (table, reason)
+    with pytest.raises(ArenaError, match="a table of 3 needs players of 3 authors, and there are 2"):
+        choose_table(["a1", "a2", "b"], {}, table_size=3, blocks_played={}, placement_blocks=1, random_share=0.0,
+                     rng=random.Random(1), owners=owners)
+
+
 # --- blocks whose play raises: retried with growing waits, set aside, shown, put back ---------------------------
 
 def _service(data: Path, **ladder: Any) -> Service:
@@ -95,9 +119,9 @@ def _service(data: Path, **ladder: Any) -> Service:
     config = ServiceConfig(data=data, isolation=Isolation.NONE, rules=GEORGIAN.with_table(pots_per_session=1),
                            ladder=LadderConfig(placement_blocks=1, random_share=0.0, **ladder))
     service = open_service(config)
-    for name in ("call", "threshold"):
+    for name, author in (("call", "alice"), ("threshold", "bob")):  # a rated table seats two authors
         if service.store.version(name, "latest") is None:
-            version = service.registry.submit(Author("alice", organiser=False), name, sample_archive(name))
+            version = service.registry.submit(Author(author, organiser=False), name, sample_archive(name))
             service.store.finish_check(version.id, accepted=True, report="not checked: a ladder test", stderr="")
     return service
 

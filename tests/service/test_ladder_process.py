@@ -4,9 +4,11 @@ is killed with SIGKILL (a ladder outliving its serve would play beside the next 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +48,9 @@ def _alive(pid: int) -> bool:
 
 def test_the_ladder_plays_in_its_own_process_which_ends_with_serve_even_a_killed_one(tmp_path: Path) -> None:
     service = open_service(ServiceConfig(data=tmp_path / "data", isolation=Isolation.NONE, rules=GEORGIAN))
-    for name in ("call", "threshold"):  # accepted beforehand: the check is not under test
-        version = service.registry.submit(Author("alice", organiser=False), name, sample_archive(name))
+    # Accepted beforehand (the check is not under test); alice's two bots never meet at a rated table.
+    for name, author in (("call", "alice"), ("random", "alice"), ("threshold", "bob")):
+        version = service.registry.submit(Author(author, organiser=False), name, sample_archive(name))
         service.store.finish_check(version.id, accepted=True, report="not checked: a ladder test", stderr="")
     service.store.close()
     config = tmp_path / "service.yaml"
@@ -59,7 +62,8 @@ def test_the_ladder_plays_in_its_own_process_which_ends_with_serve_even_a_killed
         wait_for("sessions played", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 2)
         board = wait_for("the ladder's results on the board", lambda: [
             row for row in client.get("/api/leaderboard").json() if row["rating"] is not None and row["sessions"]])
-        assert {row["name"] for row in board} == {"call", "threshold"}
+        assert {row["name"] for row in board} <= {"call", "random", "threshold"} and "threshold" in {
+            row["name"] for row in board}
         bots = wait_for("a session's bots", lambda: _children(ladder))  # the bots are the ladder process's
         # Its progress reaches serve's output: one line after the first session, none per session after.
         wait_for("sessions played", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 4)
@@ -69,6 +73,10 @@ def test_the_ladder_plays_in_its_own_process_which_ends_with_serve_even_a_killed
     # serve was SIGKILLed: the end of its pipe stops the ladder, which stops its bots.
     wait_for("the ladder's process to end", lambda: not _alive(ladder), timeout=60)
     wait_for("its bots to end", lambda: not any(_alive(bot) for bot in bots), timeout=30)
+    with sqlite3.connect(f"file:{tmp_path / 'data' / 'service.sqlite'}?mode=ro", uri=True) as connection:
+        authors = dict(connection.execute("SELECT v.id, b.author FROM versions v JOIN bots b ON b.name = v.bot"))
+        seatings = [json.loads(seating) for (seating,) in connection.execute("SELECT seating FROM ladder_sessions")]
+    assert len(seatings) >= 2 and all({authors[seat] for seat in seating} == {"alice", "bob"} for seating in seatings)
 
 
 def test_a_ladder_whose_every_bot_fails_to_start_for_the_arenas_reason_pauses_and_says_why_once(
@@ -78,10 +86,10 @@ def test_a_ladder_whose_every_bot_fails_to_start_for_the_arenas_reason_pauses_an
     config = tmp_path / "service.yaml"
     config.write_text("data: data\nisolation: none\nlimits: {cpu_seconds: 60}\ntable: {pots: 1}\n"
                       "ladder: {placement_blocks: 1, retry_seconds: 1}\n")
-    alice, organiser = token(config, "alice"), token(config, "org", organiser=True)
+    organiser = token(config, "org", organiser=True)
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
-        for name in ("call", "threshold"):
-            assert post_archive(client, name, sample_archive(name), alice).status_code == 201
+        for name, author in (("call", "alice"), ("threshold", "bob")):  # a rated table seats two authors
+            assert post_archive(client, name, sample_archive(name), token(config, author)).status_code == 201
         wait_for("two ladder sessions", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 2)
     programs = tmp_path / "bin"
     programs.mkdir()

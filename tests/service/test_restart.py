@@ -41,12 +41,14 @@ def _sessions(database: Path) -> list[tuple[str, str, int, str | None]]:
 def test_a_killed_server_resumes_its_scheduled_tournament_to_the_same_standings(tmp_path: Path) -> None:
     config = tmp_path / "service.yaml"
     config.write_text(CONFIG)
-    organiser, author = token(config, "org", organiser=True), token(config, "alice")
+    organiser = token(config, "org", organiser=True)
+    authors = {name: token(config, author) for name, author in (("call", "alice"), ("threshold", "bob"),
+                                                                 ("strong", "carol"))}  # no teams: every table
     with running(config, stop=signal.SIGKILL) as server, httpx.Client(base_url=server.url, timeout=60) as client:
-        for name in ("call", "threshold", "strong"):
+        for name, author in authors.items():
             assert post_archive(client, name, sample_archive(name), author).status_code == 201
-        for name in ("call", "threshold", "strong"):
-            wait_for(f"{name} accepted", lambda name=name: client.get(
+        for name, author in authors.items():
+            wait_for(f"{name} accepted", lambda name=name, author=author: client.get(
                 f"/api/bots/{name}/versions/latest", headers=bearer(author)).json()["status"] == "accepted")
         fired = client.post("/api/schedules/cup/run", headers=bearer(organiser))
         assert fired.status_code == 201

@@ -210,6 +210,46 @@ async def test_every_reader_sees_its_own_view_of_the_ladders_sessions(played: Pl
         assert compared > 0, "no multiway comparison to check: play more pots"
 
 
+async def test_the_results_api_lists_the_sessions_and_gives_each_reader_its_view_of_a_history(
+        played: Played) -> None:
+    arena, sessions = played.arena, played.sessions
+    store = arena.service.store
+    for reader in (None, "dave", "alice", "org"):
+        async with _client(arena, reader) as client:
+            listed = (await client.get("/api/sessions?bot=rb")).json()
+            assert [session["id"] for session in listed["sessions"]] == sessions[::-1] and listed["next"] is None
+            assert (await client.get("/api/sessions?bot=nobody")).status_code == 422
+            assert (await client.get("/api/sessions?since=2100-01-01")).json() == {"sessions": [], "next": None}
+            assert (await client.get("/api/sessions?limit=0")).status_code == 422
+            pages, following = [], "/api/sessions?limit=1"
+            while following is not None:  # newest first, one a page, each once
+                page = (await client.get(following)).json()
+                pages += [session["id"] for session in page["sessions"]]
+                following = page["next"]
+            assert pages == sessions[::-1]
+    for session_id in sessions:
+        session = store.ladder_session(session_id)
+        assert session is not None and session.history_path is not None
+        path = arena.service.config.data / session.history_path
+        records = read_history(path)
+        seat_of = {arena.seats[store.version_by_id(version).bot]: seat for seat, version in enumerate(session.seating)}
+        every = set(_hands(records))
+        for reader in (None, "dave", "alice", "bob", "carol", "org"):
+            async with _client(arena, reader) as client:
+                answer = await client.get(f"/api/sessions/{session_id}/history")
+            assert answer.status_code == 200 and answer.headers["content-type"].startswith("application/jsonl")
+            view = None if reader == "org" else seat_of.get(reader or "", -1)
+            allowed = may_see(records, view)
+            shown = {hand for hand in every if hand.shown_in(answer.text)}
+            assert shown == allowed, f"{reader or 'a visitor'} is given other hands than its view's in {session_id}"
+            assert [json.loads(line)["event"] for line in answer.text.splitlines()] == [r["event"] for r in records]
+            assert (records[0]["seed"] in answer.text) == (reader == "org"), reader
+            if reader == "org":
+                assert answer.content == path.read_bytes()  # the history as written
+    async with _client(arena, None) as client:
+        assert (await client.get("/api/sessions/L999999-1/history")).status_code == 404
+
+
 async def test_a_full_copy_is_served_only_to_those_it_belongs_to(played: Played) -> None:
     arena, first = played.arena, played.sessions[0]
     store = arena.service.store

@@ -64,13 +64,15 @@ class Web:
         """The name of a long scheduled tournament of two slow bots, started on first use and playing
         until the module's server stops, once two of its sessions are finished."""
         if self._run is None:
-            for name in ("slowa", "slowb"):
+            # Of two authors: a scheduled run never seats two bots of one author (its teams).
+            authors = {"slowa": self.alice, "slowb": token(self.config, "bob")}
+            for name, author in authors.items():
                 files = [file("bot.yaml", b"command: python3 bot.py\n"), file("bot.py", SLOW_BOT),
                          file("minimal.py", (ROOT / "sample_bots" / "minimal_bot.py").read_bytes())]
-                assert post_archive(self.client, name, tar_gz(files), self.alice).status_code == 201
-            for name in ("slowa", "slowb"):
-                wait_for(f"{name} accepted", lambda name=name: self.client.get(
-                    f"/api/bots/{name}/versions/latest", headers=bearer(self.alice)).json()["status"] == "accepted")
+                assert post_archive(self.client, name, tar_gz(files), author).status_code == 201
+            for name, author in authors.items():
+                wait_for(f"{name} accepted", lambda name=name, author=author: self.client.get(
+                    f"/api/bots/{name}/versions/latest", headers=bearer(author)).json()["status"] == "accepted")
             fired = self.client.post("/api/schedules/long/run", headers=bearer(self.organiser))
             assert fired.status_code == 201, fired.text
             self._run = str(fired.json()["name"])

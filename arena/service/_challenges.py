@@ -1,0 +1,277 @@
+"""Unrated challenges: an author's bot against bots it names, in a few duplicate blocks, never rated.
+
+Theory of operation: `POST /api/challenges` names the challenger (one of the author's own bots, or
+one of its versions, `bot.vN`) and its opponents: the author's own bots or versions, other
+authors' bots (their current version: the latest accepted, not disqualified) and the sample bots
+(`sample:NAME`). Everything is checked before anything is stored (`plan_challenge`); the challenge
+and every session of its blocks are then stored in one transaction, each block's seed derived from
+a secret drawn for the challenge (`block_seed`, as the ladder's). The challenger and its opponents
+sit at one table (the game must allow that many seats), every mirror of it in each block.
+
+The ladder's process plays them (`Ladder`): a challenge block when the ladder has room, taking
+turns with the ladder's own blocks, so that a queue of challenges delays the ladder by one block at
+most at a time. Sessions are played as the ladder's are (the service's game, limits and isolation;
+a history written once), into `challenges/`, and their results go to tables of their own
+(`challenge_sessions`), which neither the ratings nor the ladder's choice of tables read. A
+challenge, like a ladder table, may seat the challenger's own other bots: it is never rated, so no
+author gains by it; rated tables never do (`_ladder.choose_table`).
+
+A challenge and its sessions are its challenger's and the organisers': to anyone else they do not
+exist (404, whatever the identifier).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import secrets
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..engine import ArenaError, format_amount
+from ..history import write_history
+from ..match import public_session_id, run_session
+from ..storage import make_way_for_replay
+from ..tournament import arena_launch_failure, block_seed, mirrors
+from ..transport import BotSpec, with_our_python
+from ._config import seats_problem
+from ._service import Service
+from ._store import Author, Challenge, ChallengeSession, ServiceStore, VersionRecord, VersionStatus, from_iso
+
+SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
+"""The sample bots a challenge may name (`sample:NAME` plays `sample_bots/NAME_bot.py`): the checkout's."""
+SAMPLE_PREFIX = "sample:"
+_SAMPLE_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}\Z")
+_VERSION_NAME = re.compile(r"([A-Za-z0-9][A-Za-z0-9_-]{0,63})\.v([1-9][0-9]{0,8})\Z")
+_DAY = 24 * 3600.0
+_BODY_KEYS = ("bot", "opponents", "blocks")
+
+
+class ChallengeError(ArenaError):
+    """A challenge the service refuses: HTTP `status` (422 for a request it cannot play, 429 past the
+    author's rate, with Retry-After `retry_after` seconds; 409 when the service plays no ladder)."""
+
+    def __init__(self, status: int, message: str, *, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+def sample_names() -> list[str]:
+    """The sample bots a challenge may name, without their `sample:` prefix (none outside a checkout)."""
+    return sorted(path.name.removesuffix("_bot.py") for path in SAMPLE_BOTS.glob("*_bot.py"))
+
+
+@dataclass(frozen=True)
+class Player:
+    """One seat's player of a challenge: a version of a bot, or a sample bot."""
+
+    key: str
+    """As the store keeps it: a version id (text) or `sample:NAME`."""
+    label: str
+    """As histories and answers name it: `bot.vN` or `sample:NAME`."""
+    author: str | None
+    """Who wrote it (None for a sample bot)."""
+
+
+def player(store: ServiceStore, key: str) -> Player:
+    """The player a stored key names."""
+    if key.startswith(SAMPLE_PREFIX):
+        return Player(key, key, None)
+    version = store.version_by_id(int(key))
+    bot = store.bot(version.bot)
+    return Player(key, version.label, bot.author if bot is not None else None)
+
+
+def plan_challenge(service: Service, author: Author, body: Mapping[str, Any]) -> Challenge:
+    """Check a challenge's request (`{"bot", "opponents", "blocks"}`) and store it with its sessions.
+
+    Raises:
+        ChallengeError: what is wrong with it (every field is checked before anything is stored),
+            the author's rate of challenges, or a service that plays no ladder.
+    """
+    store, quotas = service.store, service.config.quotas
+    unknown = sorted(set(body) - set(_BODY_KEYS))
+    if unknown:
+        raise ChallengeError(422, f"unknown field {unknown[0][:40]!r}: a challenge is {{\"bot\", \"opponents\", "
+                                  "\"blocks\"}")
+    bot, opponents, blocks = body.get("bot"), body.get("opponents"), body.get("blocks", 1)
+    if not isinstance(bot, str):
+        raise ChallengeError(422, "bot: the name of one of your bots (or one of its versions, bot.vN), "
+                                  f"not {_shown(bot)}")
+    if not isinstance(opponents, list) or not opponents or not all(isinstance(name, str) for name in opponents):
+        raise ChallengeError(422, "opponents: a list of one or more names (bots, your own bots' versions bot.vN, "
+                                  f"sample bots sample:NAME), not {_shown(opponents)}")
+    if (problem := seats_problem(service.config.rules, 1 + len(opponents))) is not None:
+        raise ChallengeError(422, f"opponents: {len(opponents)} opponents make a table of {1 + len(opponents)}: "
+                                  f"{problem}")
+    if not isinstance(blocks, int) or isinstance(blocks, bool) or not 1 <= blocks <= quotas.challenge_blocks:
+        raise ChallengeError(422, f"blocks: an integer from 1 to {quotas.challenge_blocks} (quotas.challenge_blocks), "
+                                  f"not {_shown(blocks)}")
+    challenger = _resolve(store, author, bot, field="bot", challenger=True)
+    players = [challenger]
+    for index, name in enumerate(opponents):
+        found = _resolve(store, author, name, field=f"opponents[{index}]", challenger=False)
+        if found.key in {seated.key for seated in players}:
+            raise ChallengeError(422, f"opponents[{index}]: {found.label} is already at the table")
+        players.append(found)
+    if not service.config.ladder.enabled:
+        raise ChallengeError(409, "this service plays no ladder (ladder.enabled: false), and challenges are played "
+                                  "by the ladder's process")
+    _verify_rate(store, author, quotas.challenges_per_day)
+    secret = secrets.token_hex(16)
+    keys = tuple(found.key for found in players)
+    return store.create_challenge(author.name, keys, blocks=blocks, secret=secret,
+                                  seatings=lambda number: mirrors(keys),
+                                  seed=lambda number: block_seed(secret, keys, number))
+
+
+def _shown(value: object) -> str:
+    return repr(value)[:80]
+
+
+def _resolve(store: ServiceStore, author: Author, name: str, *, field: str, challenger: bool) -> Player:
+    # A name as the author wrote it, as the player it names; a ChallengeError saying why it cannot play.
+    if name.startswith(SAMPLE_PREFIX):
+        sample = name.removeprefix(SAMPLE_PREFIX)
+        if challenger:
+            raise ChallengeError(422, f"{field}: the challenger is one of your own bots, not a sample bot")
+        if not _SAMPLE_NAME.match(sample) or sample not in sample_names():
+            known = ", ".join(SAMPLE_PREFIX + known for known in sample_names()) or "none on this service"
+            raise ChallengeError(422, f"{field}: no sample bot {name[:80]!r} (the sample bots: {known})")
+        return Player(name, name, None)
+    versioned = _VERSION_NAME.match(name)
+    bot_name = versioned.group(1) if versioned else name
+    bot = store.bot(bot_name)
+    if bot is None:
+        raise ChallengeError(422, f"{field}: no bot {name[:80]!r}")
+    own = bot.author == author.name
+    if challenger and not own:
+        raise ChallengeError(422, f"{field}: {bot_name!r} is another author's bot: challenge with one of your own")
+    if bot.disqualified is not None:
+        raise ChallengeError(422, f"{field}: bot {bot_name!r} is disqualified")
+    version: VersionRecord | None
+    if versioned:
+        if not own:
+            raise ChallengeError(422, f"{field}: {name!r}: only your own bots' versions may be named; another "
+                                      f"author's bot plays its current version (name it {bot_name!r})")
+        version = store.version(bot_name, versioned.group(2))
+        if version is None:
+            raise ChallengeError(422, f"{field}: bot {bot_name!r} has no version {name!r}")
+        if version.status is not VersionStatus.ACCEPTED:
+            raise ChallengeError(422, f"{field}: {name} is {version.status.value}: only accepted versions play")
+    else:
+        accepted = store.versions(bot_name, status=VersionStatus.ACCEPTED)
+        if not accepted:
+            raise ChallengeError(422, f"{field}: bot {bot_name!r} has no accepted version")
+        version = accepted[-1]
+    return Player(str(version.id), version.label, bot.author)
+
+
+def _verify_rate(store: ServiceStore, author: Author, per_day: int) -> None:
+    now = store.clock()
+    times = store.challenge_times(author.name, since=now - _DAY)
+    if len(times) >= per_day:
+        wait = max(1, math.ceil(from_iso(times[0]) + _DAY - now))
+        raise ChallengeError(429, f"{author.name} made {len(times)} challenges in the last 24 hours, the most allowed "
+                                  f"(quotas.challenges_per_day): the next is accepted in {wait} s", retry_after=wait)
+
+
+def may_see_challenge(author: Author | None, challenge: Challenge) -> bool:
+    """Whether `author` may know of `challenge` at all: its challenger, or an organiser."""
+    return author is not None and (author.organiser or author.name == challenge.author)
+
+
+def status(sessions: Sequence[ChallengeSession]) -> str:
+    """`queued` (no session started), `running`, or `finished` (every session has its result).
+
+    >>> status([])
+    'finished'
+    """
+    if all(session.status == "finished" for session in sessions):
+        return "finished"
+    if all(session.status == "planned" and session.attempts == 0 for session in sessions):
+        return "queued"
+    return "running"
+
+
+def challenge_json(store: ServiceStore, challenge: Challenge) -> dict[str, Any]:
+    """A challenge as its challenger (and organisers) see it: its status, each session's result and each
+    player's totals (chips won, exact; sessions; faults)."""
+    sessions = store.challenge_sessions(challenge.id)
+    labels = {key: player(store, key).label for key in challenge.players}
+    totals: dict[str, dict[str, Any]] = {labels[key]: {"chips": Fraction(0), "sessions": 0, "faults": 0}
+                                          for key in challenge.players}
+    shown = []
+    for session in sessions:
+        seated = [labels[key] for key in session.seating]
+        if session.balances is not None and session.faults is not None:
+            for label, balance, faults in zip(seated, session.balances, session.faults, strict=True):
+                totals[label]["chips"] += balance
+                totals[label]["sessions"] += 1
+                totals[label]["faults"] += faults
+        shown.append({"id": session.id, "block": session.block, "mirror": session.mirror, "seats": seated,
+                      "status": session.status, "finished_at": session.finished_at,
+                      "balances": None if session.balances is None else [format_amount(amount)
+                                                                         for amount in session.balances],
+                      "faults": None if session.faults is None else list(session.faults)})
+    return {"id": challenge.id, "author": challenge.author, "status": status(sessions), "rated": False,
+            "players": [labels[key] for key in challenge.players], "blocks": challenge.blocks,
+            "created_at": challenge.created_at,
+            "totals": [{"player": label, "chips": format_amount(total["chips"]), "sessions": total["sessions"],
+                        "faults": total["faults"]} for label, total in totals.items()],
+            "sessions": shown}
+
+
+def spec(service: Service, key: str) -> BotSpec:
+    """How the arena starts a challenge's player: a version as the ladder does, a sample bot from
+    `SAMPLE_BOTS`, confined to that folder as a submission is to its own."""
+    if not key.startswith(SAMPLE_PREFIX):
+        return service.registry.spec(service.store.version_by_id(int(key)))
+    limits = service.config.limits
+    name = key.removeprefix(SAMPLE_PREFIX)
+    words = shlex.split(f"python3 {name}_bot.py")
+    return BotSpec(name=key, command=with_our_python(words), cwd=str(SAMPLE_BOTS), limit=limits.time,
+                   process=limits.process, isolation=service.registry.isolation, confined=True)
+
+
+def folder(service: Service) -> Path:
+    """Where challenges' histories and logs are written (`challenges/histories`, `challenges/logs`)."""
+    return service.config.data / "challenges"
+
+
+def table_authors(store: ServiceStore, session: ChallengeSession) -> list[str | None]:
+    """The author of each seat's player, seat 0 first (None for a sample bot)."""
+    return [player(store, key).author for key in session.seating]
+
+
+async def play(service: Service, session: ChallengeSession) -> None:
+    """Play one challenge session from its start and store its result (never in the ratings)."""
+    store = service.store
+    challenge = store.challenge(session.challenge)
+    assert challenge is not None
+    path = folder(service) / "histories" / f"{session.id}.jsonl"
+    # A history there already was written by an attempt killed before its result: kept aside, never replaced.
+    await trio.to_thread.run_sync(lambda: make_way_for_replay(path, interrupted=session.attempts > 0))
+    await trio.to_thread.run_sync(store.mark_challenge_running, session.id)
+    specs = [spec(service, key) for key in session.seating]
+    result = await run_session(service.config.rules, specs, seed=session.seed, session_id=session.id,
+                               public_id=public_session_id(challenge.secret, session.id),
+                               log_dir=folder(service) / "logs" / session.id,
+                               hidden=service.registry.folder.hidden())
+    if (reason := arena_launch_failure(result.seats)) is not None:  # nothing stored, nothing charged: retried
+        raise ArenaError(f"every bot of challenge session {session.id} failed to start for the same reason, the "
+                         f"arena's own, not theirs: {reason}")
+    history = await trio.to_thread.run_sync(lambda: write_history(path, result.events, once=True))
+    faults = [0] * len(specs)
+    for seat in result.seats:
+        faults[seat.seat] = sum(seat.telemetry["faults"].values())
+    await trio.to_thread.run_sync(lambda: store.record_challenge_result(
+        session.id, list(result.balances), faults, str(history.relative_to(service.config.data))))
+    service.notify()
