@@ -35,7 +35,7 @@ from typing import Any
 import trio
 
 from ..engine import ArenaError, format_amount
-from ..history import write_history
+from ..history import write_history, write_resources
 from ..match import public_session_id, run_session
 from ..storage import make_way_for_replay
 from ..tournament import arena_launch_failure, block_seed, mirrors
@@ -269,6 +269,7 @@ async def play(service: Service, session: ChallengeSession) -> None:
         raise ArenaError(f"every bot of challenge session {session.id} failed to start for the same reason, the "
                          f"arena's own, not theirs: {reason}")
     history = await trio.to_thread.run_sync(lambda: write_history(path, result.events, once=True))
+    await trio.to_thread.run_sync(lambda: write_resources(history, result.resources()))
     faults = [0] * len(specs)
     for seat in result.seats:
         faults[seat.seat] = sum(seat.telemetry["faults"].values())

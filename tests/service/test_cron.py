@@ -214,7 +214,8 @@ def test_a_scheduled_run_never_seats_two_bots_of_one_author(tmp_path: Path) -> N
     run = service.store.run(run.id)
     assert run.status == "finished", run.message
     assert run.definition is not None and parse_config(run.definition).teams == (("alice", ("call", "random")),)
-    histories = sorted((tmp_path / "data" / "tournaments" / run.name / "results" / run.name / "histories").glob("*"))
+    results = tmp_path / "data" / "tournaments" / run.name / "results" / run.name
+    histories = sorted((results / "histories").glob("*.jsonl"))
     tables = {frozenset(seat["bot"] for seat in read_history(path)[0]["seats"]) for path in histories}
     assert len(histories) == 10 and tables == {frozenset(pair) for pair in itertools.combinations(owners, 2)
                                                if set(pair) != {"call", "random"}}

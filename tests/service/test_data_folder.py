@@ -232,8 +232,8 @@ def test_a_damaged_ladder_row_is_logged_in_one_line_and_the_pages_are_still_serv
     config.write_text(LADDER)
     author = token(config, "alice")
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
-        for name in ("call", "threshold"):
-            assert post_archive(client, name, sample_archive(name), author).status_code == 201
+        for name, owner in (("call", author), ("threshold", token(config, "bob"))):  # a rated table: two authors
+            assert post_archive(client, name, sample_archive(name), owner).status_code == 201
         wait_for("two ladder sessions", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 2)
         with sqlite3.connect(tmp_path / "data" / "service.sqlite") as connection:
             connection.execute("UPDATE ladder_sessions SET balances = ? WHERE id = 'L000001-1'", ('["1", ',))
