@@ -410,8 +410,8 @@ class Ladder:
         # A challenge's block, as a ladder block is played; its failures (never a bot's) retried with the same waits.
         key = (block[0].challenge, block[0].block)
         try:
-            for session in block:
-                if session.status != "finished":
+            for session in block:  # a stopping service finishes the session in play, as for a ladder block
+                if session.status != "finished" and not self.service.stopping.is_set():
                     await _challenges.play(self.service, session)
         except Exception as error:
             failures = self._challenge_failures.get(key, (0, 0.0))[0] + 1

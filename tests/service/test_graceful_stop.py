@@ -34,10 +34,10 @@ def _slow_archive(seconds: float) -> bytes:
 
 
 def _accepted(data: Path, rules_profile: str, bots: dict[str, bytes]) -> None:
-    # Accepted beforehand: the check is not under test.
+    # Accepted beforehand: the check is not under test. Each of its own author: a rated table seats two authors.
     service = open_service(ServiceConfig(data=data, isolation=Isolation.NONE, rules=profile(rules_profile)))
     for name, archive in bots.items():
-        version = service.registry.submit(Author("alice", organiser=False), name, archive)
+        version = service.registry.submit(Author(f"author-{name}", organiser=False), name, archive)
         service.store.finish_check(version.id, accepted=True, report="not checked: a stop test", stderr="")
     service.store.close()
 
