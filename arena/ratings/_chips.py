@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 import math
-import random
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from operator import itemgetter, mul
+
+import numpy as np
 
 from ._outcome import SessionOutcome
-from ._resample import group_blocks, percentile, resample_counts, verify_bootstrap_options
+from ._resample import group_blocks, percentile, verify_bootstrap_options
 
-
-def _picker(blocks: list[int]) -> Callable[[list[int]], tuple[int, ...]]:
-    # The resample counts of the blocks a bot played in. itemgetter returns a bare item, not a
-    # 1-tuple, when given a single index.
-    if len(blocks) == 1:
-        only = blocks[0]
-        return lambda counts: (counts[only],)
-    return itemgetter(*blocks)
+# Resamples summed at once: their (resamples x a bot's blocks) matrices stay near 64 MiB each.
+_BATCH_FLOATS = 1 << 23
 
 
 @dataclass(frozen=True)
@@ -48,9 +42,10 @@ def chip_rate(outcomes: Iterable[SessionOutcome], *, resamples: int = 1000, rng_
 
     The chip rate is the average over a bot's sessions of its balance minus the table's mean
     balance; balances sum to zero, so that mean is 0 and the chip rate is the plain average
-    balance. The interval resamples duplicate blocks (drawn with `random.Random(rng_seed)` in
-    block-id order); in each resample a bot's rate is its total balance over its total sessions, and
-    resamples that happen to hold none of its sessions are skipped.
+    balance. The interval resamples duplicate blocks (in block-id order, drawn with replacement by
+    numpy's PCG64 seeded by `rng_seed`: `integers(0, blocks, size=blocks)` for each resample in turn);
+    in each resample a bot's rate is its total balance over its total sessions, and resamples that
+    happen to hold none of its sessions are skipped. Every resample is summed at once with numpy.
 
     Returns:
         Statistics by bot name, in name order.
@@ -97,22 +92,39 @@ def chip_rate(outcomes: Iterable[SessionOutcome], *, resamples: int = 1000, rng_
             block_sessions.setdefault(bot, []).append(float(sessions_here[bot]))
 
     bots = sorted(played)
-    pickers = {bot: _picker(in_blocks[bot]) for bot in bots}
-    rates: dict[str, list[float]] = {bot: [] for bot in bots}
-    rng = random.Random(rng_seed)
-    for _ in range(resamples):
-        counts = resample_counts(rng, len(blocks))
-        for bot in bots:
-            drawn = pickers[bot](counts)
-            sessions = sum(map(mul, drawn, block_sessions[bot]))
-            if sessions:
-                rates[bot].append(sum(map(mul, drawn, block_balance[bot])) / sessions)
     low_q, high_q = (1 - confidence) / 2, (1 + confidence) / 2
+    rates = _resampled_rates([in_blocks[bot] for bot in bots], [block_balance[bot] for bot in bots],
+                             [block_sessions[bot] for bot in bots], blocks=len(blocks), resamples=resamples,
+                             rng_seed=rng_seed)
     result = {}
-    for bot in bots:
-        ordered = sorted(rates[bot])
+    for bot, drawn in zip(bots, rates, strict=True):
+        ordered = sorted(drawn.tolist())
         low, high = (percentile(ordered, low_q), percentile(ordered, high_q)) if ordered else (math.nan, math.nan)
         result[bot] = ChipStats(sessions=played[bot], wins=won.get(bot, 0), win_share=share.get(bot, Fraction(0)),
                                 chip_rate=total[bot] / played[bot], ci_low=low, ci_high=high,
                                 faults=faults[bot])
     return result
+
+
+def _resampled_rates(in_blocks: Sequence[Sequence[int]], balances: Sequence[Sequence[float]],
+                     sessions: Sequence[Sequence[float]], *, blocks: int, resamples: int,
+                     rng_seed: int) -> list[np.ndarray]:
+    # Each bot's rate in each resample that holds one of its sessions: `blocks` block numbers drawn with
+    # replacement per resample (numpy's PCG64 seeded by `rng_seed`, resamples in order), counted, and each
+    # bot's balances and sessions summed over its blocks by those counts, a batch of resamples at once.
+    starts = np.cumsum([0] + [len(mine) for mine in in_blocks[:-1]])
+    entry_block = np.concatenate([np.asarray(mine, dtype=np.intp) for mine in in_blocks])
+    entry_balance = np.concatenate([np.asarray(mine, dtype=np.float64) for mine in balances])
+    entry_sessions = np.concatenate([np.asarray(mine, dtype=np.float64) for mine in sessions])
+    rng = np.random.Generator(np.random.PCG64(rng_seed))
+    batch = max(1, _BATCH_FLOATS // max(blocks, entry_block.size))
+    totals, counts_of = [], []
+    for first in range(0, resamples, batch):
+        rows = min(batch, resamples - first)
+        drawn = rng.integers(0, blocks, size=(rows, blocks))
+        counts = np.bincount((drawn + blocks * np.arange(rows)[:, None]).ravel(), minlength=rows * blocks)
+        picked = counts.reshape(rows, blocks)[:, entry_block].astype(np.float64)
+        totals.append(np.add.reduceat(picked * entry_balance, starts, axis=1))
+        counts_of.append(np.add.reduceat(picked * entry_sessions, starts, axis=1))
+    balance, played = np.concatenate(totals), np.concatenate(counts_of)
+    return [balance[played[:, bot] > 0, bot] / played[played[:, bot] > 0, bot] for bot in range(len(in_blocks))]

@@ -1,9 +1,8 @@
-"""Helpers shared by the bootstraps: duplicate blocks, resampling counts and percentiles."""
+"""Helpers shared by the bootstraps: duplicate blocks and percentiles."""
 
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Iterable, Sequence
 
 from ._outcome import RatingError, SessionOutcome
@@ -24,14 +23,6 @@ def verify_bootstrap_options(*, resamples: int, confidence: float) -> None:
         raise RatingError(f"resamples must be a positive int, not {resamples!r}")
     if not 0 < confidence < 1:
         raise RatingError(f"confidence must lie strictly between 0 and 1, not {confidence!r}")
-
-
-def resample_counts(rng: random.Random, blocks: int) -> list[int]:
-    """How many times each block is drawn when `blocks` blocks are drawn with replacement."""
-    counts = [0] * blocks
-    for drawn in rng.choices(range(blocks), k=blocks):
-        counts[drawn] += 1
-    return counts
 
 
 def percentile(ordered: Sequence[float], q: float) -> float:

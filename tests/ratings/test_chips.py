@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from arena.ratings import ChipStats, RatingError, SessionOutcome, chip_rate
@@ -78,14 +79,15 @@ _PINNED_INPUT = [SessionOutcome(bots, balances, f"b{n}") for n, pair in enumerat
 
 
 def _independent_interval(bot: str, resamples: int, seed: int, confidence: float) -> tuple[float, float]:
-    # docs/ratings.md read directly: blocks in id order, B of them drawn with replacement by
-    # random.Random(seed).choices; the rate of a resample is total balance over total sessions;
-    # the interval is the (1 - c)/2 and (1 + c)/2 type-7 quantiles of the sorted rates.
+    # docs/ratings.md read directly: blocks in id order, B of them drawn with replacement by numpy's
+    # PCG64 seeded by `seed`, integers(0, B, size=B) per resample in turn; the rate of a resample is total
+    # balance over total sessions; the interval is the (1 - c)/2 and (1 + c)/2 type-7 quantiles of the
+    # sorted rates.
     blocks = sorted({outcome.block for outcome in _PINNED_INPUT})
-    rng = random.Random(seed)
+    rng = np.random.Generator(np.random.PCG64(seed))
     rates = []
     for _ in range(resamples):
-        drawn = rng.choices(blocks, k=len(blocks))
+        drawn = [blocks[index] for index in rng.integers(0, len(blocks), size=len(blocks))]
         mine = [outcome.balance_of(bot) for block in drawn for outcome in _PINNED_INPUT if outcome.block == block]
         rates.append(float(sum(mine)) / len(mine))
     rates.sort()
@@ -105,8 +107,8 @@ def test_the_interval_is_pinned_for_a_fixed_input_and_seed() -> None:
     # direction shows too.
     stats = chip_rate(_PINNED_INPUT, resamples=250, rng_seed=22)
     assert stats["a"].chip_rate == Fraction(19, 6)
-    assert (stats["a"].ci_low, stats["a"].ci_high) == (1.236458333333334, 4.9072916666666675)
-    assert (stats["b"].ci_low, stats["b"].ci_high) == (-4.907291666666667, -1.2364583333333325)
+    assert (stats["a"].ci_low, stats["a"].ci_high) == (1.3427083333333336, 4.916666666666667)
+    assert (stats["b"].ci_low, stats["b"].ci_high) == (-4.916666666666667, -1.342708333333333)
     for bot in ("a", "b"):
         assert (stats[bot].ci_low, stats[bot].ci_high) == pytest.approx(_independent_interval(bot, 250, 22, 0.95))
     narrow = chip_rate(_PINNED_INPUT, resamples=250, rng_seed=22, confidence=0.5)
