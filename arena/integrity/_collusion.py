@@ -4,7 +4,7 @@ Theory of operation (docs/integrity.md). For a giver A and a receiver B:
 
 - soft play: does A fold more heads-up against B than heads-up against others with the same hand?
   Strata by hindsight equity (A holds the better hand of the two, or not), whether B had paid in
-  the deal before the decision, and A's hand strength.
+  the deal before the decision, the deal's last payment, and A's hand strength.
   The Mantel–Haenszel score (observed minus expected folds against B, over the variance of the
   hypergeometric tables) is normal under "A folds alike whoever it faces". A soft player folds
   winners to its partner; a card-sharer folds to its partner's better hands, which it sees and
@@ -29,6 +29,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from statistics import NormalDist
 
 from ._evidence import SessionEvidence
@@ -39,8 +40,9 @@ _MIN_SAMPLES = 20
 _EVIDENCE = 10
 """Evidence items kept per test: the largest contributions."""
 
-_Cell = tuple[int, bool, int]
-"""A soft-play stratum: (1 if the giver's hand is the better else 0, whether the opponent had paid, strength)."""
+_Cell = tuple[int, bool, Fraction, int]
+"""A soft-play stratum: (1 if the giver's hand is the better else 0, whether the opponent had paid, the deal's
+last payment, strength)."""
 
 TESTS = ("soft_play", "chip_flow", "duplicate_paired")
 """The tests run on every ordered pair, in report order."""
@@ -181,12 +183,10 @@ class _Flows:
 class Aggregate:
     """Sessions aggregated per ordered pair (giver, receiver) for the three tests (`collect`)."""
 
-    exposed: defaultdict[tuple[str, str], defaultdict[tuple[int, bool, int], _Folds]] = field(
+    exposed: defaultdict[tuple[str, str], defaultdict[_Cell, _Folds]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(_Folds)))
-    """By (giver, receiver), then (stratum, facing, strength): the giver's heads-up decisions against the
-    receiver; stratum 1 when the giver's hand was the better (or tied), whether the receiver had paid in
-    the deal before, the strength of the giver's hand."""
-    fold_evidence: defaultdict[tuple[str, str], defaultdict[tuple[int, bool, int], list[Evidence]]] = field(
+    """By (giver, receiver), then stratum (`_Cell`): the giver's heads-up decisions against the receiver."""
+    fold_evidence: defaultdict[tuple[str, str], defaultdict[_Cell, list[Evidence]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(list)))
     """By (giver, receiver), then stratum as `exposed`: the first folds, as evidence."""
     unearned: _Flows = field(default_factory=_Flows)
@@ -235,7 +235,7 @@ def _collect_block(pairs: Aggregate, mirrors: Sequence[SessionEvidence]) -> None
                 if seat == d.seat:
                     continue
                 key = (me, bots[seat])
-                cell = (stratum, d.facing, d.strength)
+                cell = (stratum, d.facing, d.price, d.strength)
                 pairs.exposed[key][cell].add(d.folded)
                 kept = pairs.fold_evidence[key][cell]
                 if d.folded and len(kept) < _EVIDENCE:
@@ -263,7 +263,7 @@ def _soft_play(giver: str, receiver: str, pairs: Aggregate) -> PairTest:
     # its own hand; the pair's p is the largest. Against the pooled others instead, a colluder's
     # fewer folds against its partner (a dumper staying in) would make every honest opponent look
     # favoured.
-    mine: dict[tuple[int, bool, int], _Folds] = pairs.exposed.get((giver, receiver), {})
+    mine: dict[_Cell, _Folds] = pairs.exposed.get((giver, receiver), {})
     observations = sum(folds.decisions for folds in mine.values())
     others = [tables for (g, r), tables in pairs.exposed.items() if g == giver and r != receiver
               and sum(folds.decisions for folds in tables.values()) >= _MIN_SAMPLES]

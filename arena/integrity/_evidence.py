@@ -32,6 +32,8 @@ class Decision:
     """Seats still in the deal, the acting one included."""
     facing: bool
     """Another seat had paid in this deal before the decision (an honest bot's fold hangs on it)."""
+    price: Fraction
+    """The last payment in the deal before the decision (what staying in is likely to cost)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ def session_evidence(events: Sequence[object], evaluator: HandEvaluator, *, sess
     values: dict[int, int] = {}
     in_deal: list[int] = []
     paid: set[int] = set()
+    price = Fraction(0)
     first_hands: dict[int, tuple[str, ...]] = {}
     first_values: dict[int, int] = {}
     before: tuple[Amount, ...] = tuple(0 for _ in bots)
@@ -81,6 +84,7 @@ def session_evidence(events: Sequence[object], evaluator: HandEvaluator, *, sess
             values = {seat: evaluator.value(hand).strength for seat, hand in event.hands.items()}
             in_deal = sorted(event.hands)
             paid = set()
+            price = Fraction(0)
             if event.replay == 0:
                 first_hands = {seat: tuple(str(card) for card in hand) for seat, hand in event.hands.items()}
                 first_values = dict(values)
@@ -88,9 +92,10 @@ def session_evidence(events: Sequence[object], evaluator: HandEvaluator, *, sess
             if event.fault is None and event.seat in values:
                 best = max(values[seat] for seat in in_deal)
                 decisions.append(Decision(index, event.seat, event.kind == "fold", values[event.seat] == best,
-                                          values[event.seat], tuple(in_deal), bool(paid - {event.seat})))
+                                          values[event.seat], tuple(in_deal), bool(paid - {event.seat}), price))
             if event.amount:
                 paid.add(event.seat)
+                price = Fraction(event.amount)
             if event.kind == "fold" and event.seat in in_deal:
                 in_deal.remove(event.seat)
         elif isinstance(event, PotWon | PotSplit):

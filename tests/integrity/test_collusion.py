@@ -20,6 +20,8 @@ name: planted
 participants:
   - {name: call, command: python3 sample_bots/call_bot.py, cwd: %(root)s}
   - {name: threshold, command: python3 sample_bots/threshold_bot.py, cwd: %(root)s}
+  - {name: strong, command: python3 sample_bots/strong_bot.py, cwd: %(root)s}
+  - {name: random, command: python3 sample_bots/random_bot.py, cwd: %(root)s}
   - {name: soft, command: python3 tests/integrity/soft_bot.py --partner friend, cwd: %(root)s}
   - {name: friend, command: python3 tests/integrity/soft_bot.py --partner soft, cwd: %(root)s}
 table: {pots: 80}
@@ -34,8 +36,9 @@ isolation: none
 
 def test_the_collusion_command_flags_the_planted_pair_of_a_real_tournament_and_no_honest_one(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # Four real bot processes, every pair heads-up, each deal played twice with the seats swapped:
-    # `soft` and `friend` fold their medium and strong hands whenever the other is still in.
+    # Six real bot processes, every pair heads-up, each deal played twice with the seats swapped:
+    # `soft` and `friend` fold their medium and strong hands whenever the other is still in. `strong`
+    # folds by pot odds, so more often against `random`'s large bets: honest, and not flagged.
     definition = tmp_path / "planted.yaml"
     definition.write_text(TOURNAMENT % {"root": ROOT})
     assert main(["run", str(definition), "--out", str(tmp_path / "out"), "--no-report"]) == 0
@@ -47,7 +50,7 @@ def test_the_collusion_command_flags_the_planted_pair_of_a_real_tournament_and_n
     assert flagged and all({line.split()[1], line.split()[3].rstrip(":")} == {"soft", "friend"} for line in flagged)
     assert "soft play" in printed
     document = json.loads((tmp_path / "collusion.json").read_text())
-    assert document["pairs"] == 6 and document["tests_run"] == 36
+    assert document["pairs"] == 15 and document["tests_run"] == 90
     # The call bot never folds: its comparisons tell nothing, and say so (p = 1, not a z of 0's 0.5).
     assert all(test["p"] == 1.0 for test in document["tests"]
                if test["giver"] == "call" and test["test"] == "soft_play")
