@@ -124,7 +124,8 @@ class CpuWatch:
         """The tids of the bot's threads.
 
         Under isolation `none` the process tree is walked at most every `_TREE_AGE` seconds, or
-        when `fresh`: a thread born since is missed by a mark and counted from its start.
+        when `fresh`, and the threads of its processes listed in between: a process born since the
+        walk is missed by a mark and counted from its start.
         """
         if self._threads_file is not None:
             # Opened afresh each time: cgroup v1 keeps serving an open `tasks` file the list it
@@ -137,7 +138,16 @@ class CpuWatch:
         if fresh or now - self._walked > _TREE_AGE:
             self._processes, self._tree = _tree(self.pid)
             self._walked = now
-        return self._tree
+            return self._tree
+        # Between walks, the threads of the processes last walked: one listing each (a bot is one
+        # process as a rule), so a thread its gRPC server starts for a call is read from that call.
+        tids: list[int] = []
+        for pid in self._processes:
+            try:
+                tids.extend(int(entry) for entry in os.listdir(f"/proc/{pid}/task"))
+            except OSError:
+                pass
+        return tids
 
     def mark(self) -> CpuMark:
         """The bot's counters now: taken as a call starts."""
@@ -164,9 +174,14 @@ class CpuWatch:
         return max(0.0, min(longest / 1e9, unused))
 
     def ran_since(self, mark: CpuMark) -> float:
-        """CPU seconds the bot's threads ran since `mark`: the threads listed when it (or a later
-        `kept_since`) was taken, read through the files already open, one read each and no listing
-        (a thread born since is counted from the next call on; one that ended since is not counted)."""
+        """CPU seconds the bot's threads ran since `mark`: its threads listed again (one read), each
+        read through the file already open. A thread born since counts in full: a gRPC server starts
+        a thread for a call when none is idle, and that thread is the one that decides (a bot's
+        first calls ran on new threads and read as 1 ms of CPU for 80 ms of computing). A thread
+        that ended since is not counted."""
+        tids = self.threads()
+        if tids != self._tids:
+            self._reopen(tids)
         texts = [_pread(fd) for fd in self._fds]
         if tuple(self._tids) == mark.tids:  # as a rule: the same threads, so no dict of either reading
             ran = sum(int(now.split(maxsplit=1)[0]) - (int(then.split(maxsplit=1)[0]) if then else 0)
