@@ -22,6 +22,7 @@ from typing import Any
 
 from ..engine import HISTORY_FORMAT, Amount, ArenaError, parse_amount
 from ..storage import FaultReason
+from ._formats import exact_text
 
 FORMAT_VERSION = HISTORY_FORMAT
 """The newest history format this viewer reads (docs/history.md, "Format version"); it reads every older one."""
@@ -156,8 +157,7 @@ _parse_amount = functools.lru_cache(maxsize=4096)(parse_amount)
 """The engine's `parse_amount`, cached: a session repeats a few amount strings thousands of times."""
 
 
-def _text(amount: Amount) -> str:
-    return str(amount)
+_text = exact_text
 
 
 def _seat(record: Mapping[str, Any], field: str, number: int, seats: int) -> int:

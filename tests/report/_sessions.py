@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,12 @@ def _threshold(state: SessionState) -> Bet | Show | Fold:
     return Bet(view.legal.min_bet) if view.previous_bet is None else Fold()
 
 
+def shown(amount: Fraction) -> str:
+    """How the viewer writes an amount: exactly, as a decimal where it has one (2.5, -0.125), else a fraction."""
+    decimal = Decimal(amount.numerator) / Decimal(amount.denominator)
+    return format(decimal.normalize(), "f") if Fraction(decimal) == amount else str(amount)
+
+
 def ledger(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What the replay must show after each step: pot, balances, the record it stands for (every pot's
     balances checked against the recorded ones).
@@ -86,7 +93,7 @@ def ledger(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 balances[seat] += Fraction(record["amount"] if kind == "pot_won" else record["share"])
             assert balances == [Fraction(record["balances"][str(s)]) for s in range(seats)]
             pot = Fraction(0)
-        state = {"record": record, "pot": str(pot), "balances": [str(b) for b in balances]}
+        state = {"record": record, "pot": shown(pot), "balances": [shown(b) for b in balances]}
         if kind == "ante":
             steps[-1].update(pot=state["pot"], balances=state["balances"])
         else:
