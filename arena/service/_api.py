@@ -464,7 +464,9 @@ def routes(service: Service) -> list[Route]:
 
     async def history(request: Request) -> Response:
         session_id = request.path_params["id"]
-        lines = session_history(service, who(service, request), session_id[:64])
+        tournament = request.query_params.get("tournament")
+        lines = session_history(service, who(service, request), session_id[:64],
+                                None if tournament is None else tournament[:200])
         if lines is None:
             raise HTTPException(404, f"no finished session {session_id[:64]!r}")
         return StreamingResponse(iterate_in_threadpool(lines), media_type="application/jsonl")

@@ -69,9 +69,14 @@ def ladder_files(service: Service, session: str) -> tuple[Path, Path]:
     return ladder_live_folder(ladder) / f"{session}.jsonl", ladder / "histories" / f"{session}.jsonl"
 
 
+def run_results(service: Service, run: str) -> Path:
+    """A scheduled run's results folder: its results file, histories, standings and reports."""
+    return service.registry.folder.tournaments / run / "results" / run
+
+
 def run_files(service: Service, run: str, session: str) -> tuple[Path, Path]:
     """A scheduled run's session's live file and where its history is stored once it ends."""
-    results = service.registry.folder.tournaments / run / "results" / run
+    results = run_results(service, run)
     return live_folder(results) / f"{session}.jsonl", results / "histories" / f"{session}.jsonl"
 
 

@@ -1,9 +1,12 @@
 """The results API: finished sessions listed newest first, and each one's history in the caller's view.
 
-Theory of operation: `GET /api/sessions` lists the ladder's finished sessions and the challenges'
-(a challenge's only to its challenger and the organisers), newest first by finish time then id,
-paged by a cursor (the last row's finish time and id: a page never repeats nor skips a session
-as new ones land). `GET /api/sessions/ID/history` gives a finished session's history as JSON
+Theory of operation: `GET /api/sessions` lists the ladder's finished sessions, the challenges'
+(a challenge's only to its challenger and the organisers) and the scheduled tournaments' (read from
+each run's results file, as its page lists them to anyone, a running run's finished ones too),
+newest first by finish time then key (the id; `RUN/ID` for a tournament's, whose id is unique only
+within its run), paged by a cursor (the last row's finish time and key: a page never repeats nor
+skips a session as new ones land). `GET /api/sessions/ID/history` (`?tournament=RUN` for a
+tournament's, as its session pages are addressed) gives a finished session's history as JSON
 Lines, each record redacted by `_views.view_for`'s rule as the session pages are: a spectator's
 (no folded, unseen or compared hand, no seed), the caller's seat's (its own bot's cards), or, to
 an organiser, the history as written. A session the caller may not know of (another author's
@@ -18,13 +21,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from ..engine import ArenaError, format_amount
 from ..report import redact_records
+from ..storage import SessionStatus, StorageError, Store
 from . import _challenges
+from ._live import is_session_id, run_files, run_results
 from ._service import Service
-from ._store import Author, ServiceStore, SessionRow, iso
-from ._views import ladder_table_authors, view_for
+from ._store import Author, ServiceStore, SessionRow, from_iso, iso
+from ._views import history_table_authors, ladder_table_authors, view_for
 
 MAX_PAGE = 500
 """Sessions one page may list (`limit`)."""
@@ -77,14 +83,53 @@ def list_sessions(service: Service, reader: Author | None, *, bot: str | None, s
         if store.bot(bot) is None:
             raise ResultsRequestError(f"bot: no bot {bot[:80]!r}")
         versions = [version.id for version in store.versions(bot)]
+    after = None if since is None else parse_since(since)
+    before = None if cursor is None else _cursor(cursor)
     rows = store.finished_sessions(
         versions=versions, challenges_of=reader.name if reader is not None else None,
-        everything=reader is not None and reader.organiser, since=None if since is None else parse_since(since),
-        before=None if cursor is None else _cursor(cursor), limit=limit + 1)
+        everything=reader is not None and reader.organiser, since=after, before=before, limit=limit + 1)
+    rows += _tournament_sessions(service, bot=bot, since=after, before=before)
+    rows = sorted(rows, key=lambda row: (row.finished_at, _key(row)), reverse=True)[:limit + 1]
     labels = _labels(store)
     shown = [_session_json(row, labels) for row in rows[:limit]]
     last = rows[limit - 1] if len(rows) > limit else None
-    return Page(shown, None if last is None else f"{last.finished_at}|{last.id}")
+    return Page(shown, None if last is None else f"{last.finished_at}|{_key(last)}")
+
+
+def _key(row: SessionRow) -> str:
+    # What orders sessions of one finish time and ends a cursor: a tournament session's id is its run's only.
+    return row.id if row.tournament is None else f"{row.tournament}/{row.id}"
+
+
+def _tournament_sessions(service: Service, *, bot: str | None, since: str | None,
+                         before: tuple[str, str] | None) -> list[SessionRow]:
+    """The finished sessions of the scheduled runs (those `bot` sat in, if named) in the window, from each
+    run's results file (a run not begun has none; one being created or damaged lists nothing)."""
+    rows = []
+    for run in service.store.runs():
+        database = run_results(service, run.name) / "tournament.sqlite"
+        if not database.is_file():
+            continue
+        try:
+            with Store.open(database, read_only=True) as results:
+                sessions = results.sessions()
+        except StorageError:
+            continue
+        for session in sessions:
+            if (session.status is not SessionStatus.FINISHED or session.finished_at is None
+                    or session.balances is None or (bot is not None and bot not in session.table)):
+                continue
+            faults = session.faults or {}
+            row = SessionRow(
+                kind="tournament", id=session.id, challenge=None, seating=session.table,
+                balances=tuple(session.balances[name] for name in session.table),
+                faults=tuple(sum(faults.get(name, {}).values()) for name in session.table),
+                finished_at=iso(from_iso(session.finished_at)), tournament=run.name)
+            if since is not None and row.finished_at < since:
+                continue
+            if before is None or (row.finished_at, _key(row)) < before:
+                rows.append(row)
+    return rows
 
 
 def _labels(store: ServiceStore) -> dict[str, str]:
@@ -94,21 +139,30 @@ def _labels(store: ServiceStore) -> dict[str, str]:
 def _session_json(row: SessionRow, labels: dict[str, str]) -> dict[str, Any]:
     shown: dict[str, Any] = {
         "id": row.id, "kind": row.kind, "finished_at": row.finished_at,
-        "seats": [labels.get(seat, seat) for seat in row.seating],
+        "seats": [labels.get(seat, seat) if row.tournament is None else seat for seat in row.seating],
         "balances": [format_amount(amount) for amount in row.balances], "faults": list(row.faults),
         "rated": row.kind == "ladder", "history": f"/api/sessions/{row.id}/history"}
     if row.challenge is not None:
         shown["challenge"] = row.challenge
+    if row.tournament is not None:
+        shown["tournament"] = row.tournament
+        shown["history"] += f"?tournament={quote(row.tournament)}"
     return shown
 
 
-def session_history(service: Service, reader: Author | None, session_id: str) -> Iterator[bytes] | None:
-    """The history of a finished session as JSON Lines in `reader`'s view, or None when there is none
-    that `reader` may know of."""
+def session_history(service: Service, reader: Author | None, session_id: str,
+                    tournament: str | None = None) -> Iterator[bytes] | None:
+    """The history of a finished session (of the scheduled run `tournament`, if named) as JSON Lines in
+    `reader`'s view, or None when there is none that `reader` may know of."""
     store = service.store
     path: Path | None = None
     authors: list[str | None] = []
-    if (ladder := store.ladder_session(session_id)) is not None and ladder.history_path is not None:
+    if tournament is not None:
+        if is_session_id(session_id) and any(run.name == tournament for run in store.runs()):
+            stored = run_files(service, tournament, session_id)[1]
+            if stored.is_file():
+                path, authors = stored, history_table_authors(store, stored)
+    elif (ladder := store.ladder_session(session_id)) is not None and ladder.history_path is not None:
         path, authors = service.config.data / ladder.history_path, ladder_table_authors(store, ladder)
     elif (challenged := store.challenge_session(session_id)) is not None and challenged.history_path is not None:
         challenge = store.challenge(challenged.challenge)

@@ -375,17 +375,20 @@ class ChallengeSession:
 
 @dataclass(frozen=True)
 class SessionRow:
-    """A finished ladder or challenge session, as the results API lists it."""
+    """A finished ladder, challenge or scheduled tournament's session, as the results API lists it."""
 
     kind: str
-    """`ladder` or `challenge`."""
+    """`ladder`, `challenge` or `tournament`."""
     id: str
     challenge: int | None
     seating: tuple[str, ...]
-    """Its players, seat 0 first: version ids as text, or (a challenge's) `sample:NAME`."""
+    """Its players, seat 0 first: version ids as text, (a challenge's) `sample:NAME`, or (a tournament's)
+    bot names."""
     balances: tuple[Amount, ...]
     faults: tuple[int, ...]
     finished_at: str
+    tournament: str | None = None
+    """The scheduled run a tournament session belongs to (its id is unique only within it)."""
 
 
 @dataclass(frozen=True)

@@ -406,3 +406,70 @@ async def test_the_ladders_secret_changes_each_period_committed_before_and_revea
     now[0] = from_iso("2026-03-04T00:00:00+00:00")
     assert [s["secret"] is not None for s in await secrets()] == [False, True, True]
     service.store.close()
+
+
+# --- the results API over scheduled tournaments -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "options", "table_size"), [_PROFILES[0], _PROFILES[2]], ids=["georgian", "seka36"])
+async def test_the_results_api_lists_the_tournaments_sessions_and_gives_each_reader_the_view_its_pages_give(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, options: dict[str, str], table_size: int) -> None:
+    # A fixed secret, as above: a drawn one may deal no hand that stays hidden in every session.
+    monkeypatch.setattr("arena.service._cron.secrets.token_hex", lambda _bytes=16: "9f1c2ab47e03d5c88b61f0e2a4d7c935")
+    schedules = (ScheduleConfig("cup", "0 2 * * *", table_size=table_size),
+                 ScheduleConfig("open", "0 3 * * *", table_size=table_size, publish="organiser"))
+    later = [0.0]
+    arena = _open(tmp_path / "data", name, options, table_size, schedules, clock=lambda: time.time() + later[0])
+    scheduler = Scheduler(arena.service)
+    ladder = [(None, session) for session in await _play_block(arena)]  # listed among them, by finish time
+    later[0] = 120.0
+    played: dict[tuple[str, str], Path] = {}  # each session's history, by (run, session id)
+    for schedule in ("cup", "open"):
+        run = fire_now(arena.service.store, schedule)
+        assert run is not None
+        await scheduler.play(run)
+        assert arena.service.store.run(run.id).status == "finished"
+        histories = arena.service.config.data / "tournaments" / run.name / "results" / run.name / "histories"
+        played.update({(run.name, path.stem): path for path in histories.glob("*.jsonl")})
+    # The two runs play sessions of the same ids: only the run tells them apart.
+    assert len({session for _, session in played}) < len(played)
+    hidden = 0
+    for reader in (None, "dave", "alice", "bob", "org"):
+        async with _client(arena, reader) as client:
+            listed = (await client.get("/api/sessions?bot=rb")).json()
+            assert listed["next"] is None
+            rows = {(row.get("tournament"), row["id"]): row for row in listed["sessions"]}
+            assert list(rows)[-len(ladder):] == ladder[::-1], reader  # played first, listed last
+            assert set(rows) == set(played) | set(ladder) and len(listed["sessions"]) == len(rows), reader
+            assert all((row["kind"] == "tournament") == (key in played) and row["rated"] == (key not in played)
+                       for key, row in rows.items())
+            finished = [row["finished_at"] for row in listed["sessions"]]
+            assert finished == sorted(finished, reverse=True)
+            pages, following = [], "/api/sessions?bot=chatty&limit=1"
+            while following is not None:  # one a page, each once, though ids repeat across runs
+                page = (await client.get(following)).json()
+                pages += [(row.get("tournament"), row["id"]) for row in page["sessions"]]
+                following = page["next"]
+            assert pages == list(rows), reader
+            for (run_name, session_id), path in played.items():
+                records = read_history(path)
+                seat_of = {arena.seats[seat["bot"]]: number for number, seat in enumerate(records[0]["seats"])}
+                view = None if reader == "org" else seat_of.get(reader or "", -1)
+                answer = await client.get(rows[run_name, session_id]["history"])
+                assert answer.status_code == 200 and answer.headers["content-type"].startswith("application/jsonl")
+                every = set(_hands(records))
+                allowed = may_see(records, view)
+                # The session's pages' view, whatever the run publishes in its report: a visitor never
+                # gets more than a spectator's, and the seed is the organisers' alone.
+                assert {hand for hand in every if hand.shown_in(answer.text)} == allowed, (reader, run_name)
+                assert (records[0]["seed"] in answer.text) == (reader == "org"), reader
+                if reader == "org":
+                    assert answer.content == path.read_bytes()
+                if reader is None:
+                    hidden += len(every - allowed)
+            first_run, first = next(iter(played))
+            for url in (f"/api/sessions/{first}/history", f"/api/sessions/{first}/history?tournament=nope",
+                        f"/api/sessions/..%2F{first}/history?tournament={first_run}"):
+                assert (await client.get(url)).status_code == 404, url
+    assert hidden > 0
+    arena.service.store.close()
