@@ -21,11 +21,13 @@ from ._archives import file, sample_archive, sample_bot, tar_gz
 from ._server import SEKA_ARENA, bearer, running, token, wait_for
 
 
-def _slow_archive(seconds: float) -> bytes:
+def _slow_archive(seconds: float, *, medium: int = 21) -> bytes:
     # The threshold bot (it folds weak hands: short deals), `seconds` per decision: a session lasts long
-    # enough to be caught in flight.
+    # enough to be caught in flight. `medium`: the least total it calls with (below it, it folds to a bet).
     files = sample_bot("threshold")
     source = files["bot.py"].decode().replace("from arena.sdk", "import time\n\nfrom arena.sdk", 1)
+    assert "MEDIUM = 21\n" in source
+    source = source.replace("MEDIUM = 21\n", f"MEDIUM = {medium}\n", 1)
     files["bot.py"] = source.replace("    def act(self, turn: Turn) -> Action:\n",
                                      f"    def act(self, turn: Turn) -> Action:\n        time.sleep({seconds})\n",
                                      1).encode()
