@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..engine import HISTORY_FORMAT, Amount, ArenaError, parse_amount
+from ..engine import HISTORY_FORMAT, Amount, ArenaError, format_amount, parse_amount
 from ..storage import FaultReason
 from ._formats import exact_text
 
@@ -475,7 +475,7 @@ class _Builder:
                               "ones (events it does not know may move chips); the recorded balances are shown")
         self.balances = [recorded.get(s, computed[s]) for s in range(seats)]
         self.pot = 0
-        self.curve.append([_text(b) for b in self.balances])
+        self.curve.append([format_amount(b) for b in self.balances])  # data for the chart: exact amounts
 
     def _pot_won(self, record: Mapping[str, Any], number: int) -> None:
         seats = len(self.bots)

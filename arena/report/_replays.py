@@ -25,6 +25,7 @@ from markupsafe import Markup
 from ..engine import Amount, parse_amount
 from ..history import read_history, read_resources
 from ..storage import FaultReason, SessionRecord, SessionStatus, Store
+from ._formats import exact_text
 from ._replay import SPECTATOR, card_name, card_text, replay_data, without_mixes
 from ._site import Site, page_name, session_page
 
@@ -91,7 +92,8 @@ def balance_curve(curve: Sequence[Sequence[str]], bots: Sequence[str]) -> dict[s
                       "dash": _DASHES[seat % len(_DASHES)], "points": points})
     ticks = sorted({low, 0, high})
     every = max(1, pots // 8)
-    final = ", ".join(f"{bot} {row}" for bot, row in zip(bots, curve[-1], strict=True)) if curve else ""
+    final = (", ".join(f"{bot} {exact_text(amount)}" for bot, amount in zip(bots, values[-1], strict=True))
+             if curve else "")
     return {
         "width": width, "height": height, "x0": left, "x1": width - right, "dx": round(dx, 3), "top": top,
         "bottom": bottom, "zero": y(0),

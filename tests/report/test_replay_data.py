@@ -13,9 +13,9 @@ import pytest
 
 from arena.engine import GEORGIAN, profile
 from arena.policies import RandomPolicy, play_in_process
-from arena.report import FORMAT_VERSION, ReplayDataError, redact_records, replay_data
+from arena.report import FORMAT_VERSION, ReplayDataError, balance_curve, redact_records, replay_data
 
-from ._sessions import SVARA_DEALS, ledger, scripted_svara_session, seen_by
+from ._sessions import SVARA_DEALS, ledger, scripted_svara_session, seen_by, shown
 
 _CARD = re.compile(r'"([6-9TJQKA][cdhs])"')
 
@@ -218,8 +218,15 @@ def test_every_profiles_histories_replay_with_their_balances_and_secrets(name: s
     assert [step["balances"] for step in data["steps"]] == [want["balances"] for want in ledger(records)]
     if "stacks" in records[0]:
         for step in data["steps"]:  # every step's stacks, the deal's after its antes, follow its balances
-            assert step["stacks"] == [str(Fraction(records[0]["stacks"][str(seat)]) + Fraction(step["balances"][seat]))
-                                      for seat in range(seats)]
+            stacks = [Fraction(records[0]["stacks"][str(seat)]) + Fraction(step["balances"][seat])
+                      for seat in range(seats)]
+            assert step["stacks"] == [shown(stack) for stack in stacks]
+    # The balance chart's data are exact amounts after each pot (the pages' text reads them as decimals).
+    won = [record["balances"] for record in records if record["event"] in ("pot_won", "split")]
+    assert data["curve"][1:] == [[balances[str(seat)] for seat in range(seats)] for balances in won]
+    final = balance_curve(data["curve"], data["bots"])["description"]
+    assert all(f"{bot} {shown(Fraction(amount))}" in final
+               for bot, amount in zip(data["bots"], data["curve"][-1], strict=True))
     for seat in range(seats):
         seen: set[str] = set()
         for record in records:
