@@ -22,8 +22,16 @@ def build_app(service: Service) -> Starlette:
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": error.detail}, status_code=error.status_code, headers=error.headers)
-        return await _pages.error_page(service, request, error)
+            response: Response = JSONResponse({"error": error.detail}, status_code=error.status_code,
+                                              headers=error.headers)
+        else:
+            response = await _pages.error_page(service, request, error)
+        if "content-length" in request.headers or "transfer-encoding" in request.headers:
+            # A request refused with its body perhaps unread (a 401 upload): the server may drop the rest
+            # with the connection, so the client must not send its next request down it (seen as "Server
+            # disconnected without sending a response" on the client's next request).
+            response.headers["Connection"] = "close"
+        return response
 
     return Starlette(routes=[*_api.routes(service), *_pages.routes(service)],
                      exception_handlers={HTTPException: http_error},
