@@ -368,8 +368,8 @@ class TournamentRunner:
                 if (worst := lag.take_worst()) >= self._lag_warning:
                     on_progress(Progress(finished, len(self.plan), faults, None, warning=(
                         f"the arena's event loop ran {worst * 1000:.0f} ms late: this machine is busier than it "
-                        f"can serve ({in_flight} sessions in flight; {self._lag_advice(in_flight)}). Bots are "
-                        "not charged for it.")))
+                        f"can serve ({in_flight} session{'' if in_flight == 1 else 's'} in flight; "
+                        f"{self._lag_advice(in_flight)}). Bots are not charged for it.")))
 
         async def wake_on_stop() -> None:
             await stop.wait()
