@@ -9,9 +9,14 @@ which answer plainly (ThresholdPolicy) — each heads-up and at six seats with f
 
 from __future__ import annotations
 
+import argparse
+import json
 import math
+import multiprocessing
 import statistics
+import sys
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -98,37 +103,62 @@ def separation(*, mixed: bool, seats: int, blocks: int) -> dict[str, Any]:
     }
 
 
-def bias(sessions_per_case: int) -> dict[str, Any]:
+_CHUNK = 250
+"""Sessions of one case a worker plays and values at a time: small enough to spread a case over the cores."""
+
+
+def _bias_chunk(case: int, start: int, stop: int) -> list[tuple[tuple[str, ...], SessionTerms]]:
+    """Sessions `start`..`stop` of a bias case, played and valued: each one's bots by seat and terms (a
+    worker's share; seeded, so the same wherever it runs; a `SessionOutcome` does not pickle)."""
+    name, options, seats = BIAS_CASES[case]
+    rules = profile(name, options)
+    evaluator = rules.evaluator
+    table: list[Policy] = [SoftThresholdPolicy(name="soft", evaluator=evaluator),
+                           SoftThresholdPolicy(name="loose", call_from=15, raise_from=22, evaluator=evaluator)]
+    table += [ThresholdPolicy(name=f"plain{seat}", call_from=16 + 2 * seat, evaluator=evaluator)
+              for seat in range(seats - 2)]
+    played = []
+    for number in range(start, stop):
+        shift = number % seats
+        state = play_in_process(rules, table[shift:] + table[:shift], seed=f"bias-{name}-{seats}-{number}")
+        terms = session_terms(rules, state.events)
+        played.append((tuple(state.bots), terms))
+    return played
+
+
+def bias(sessions_per_case: int, *, processes: int = 2) -> dict[str, Any]:
     """|mean adjusted − mean raw| of the bot `soft` in standard errors of the difference, case by case and
-    pooled (each case's difference standardised, the z-scores summed over √cases)."""
-    cases: list[dict[str, Any]] = []
-    for name, options, seats in BIAS_CASES:
-        rules = profile(name, options)
-        evaluator = rules.evaluator
-        table: list[Policy] = [SoftThresholdPolicy(name="soft", evaluator=evaluator),
-                               SoftThresholdPolicy(name="loose", call_from=15, raise_from=22, evaluator=evaluator)]
-        table += [ThresholdPolicy(name=f"plain{seat}", call_from=16 + 2 * seat, evaluator=evaluator)
-                  for seat in range(seats - 2)]
-        played = []
-        for number in range(sessions_per_case):
-            shift = number % seats
-            state = play_in_process(rules, table[shift:] + table[:shift], seed=f"bias-{name}-{seats}-{number}")
-            terms = session_terms(rules, state.events)
-            played.append((SessionOutcome(state.bots, terms.raw, f"s{number}"), terms))
-        differences = [float(fixed.balance_of("soft") - outcome.balance_of("soft"))
-                       for fixed, (outcome, _) in zip(adjust(played), played, strict=True)]
-        raw = [float(outcome.balance_of("soft")) for outcome, _ in played]
-        se = statistics.stdev(differences) / math.sqrt(len(differences))
-        adjusted = [r + d for r, d in zip(raw, differences, strict=True)]
-        cases.append({"case": f"{name}{''.join(f' {k}={v}' for k, v in options.items())} {seats} seats",
-                      "z": round(statistics.fmean(differences) / se, 3),
-                      "sd_raw": round(statistics.stdev(raw), 3),
-                      "sd_adjusted": round(statistics.stdev(adjusted), 3)})
+    pooled (each case's difference standardised, the z-scores summed over √cases).
+
+    The sessions are played and valued by `processes` worker processes (spawned: the suite runs under trio),
+    a chunk at a time; each case is adjusted whole once its chunks are in, so the figures do not depend on
+    `processes`."""
+    chunks = {case: [(start, min(start + _CHUNK, sessions_per_case))
+                     for start in range(0, sessions_per_case, _CHUNK)] for case in range(len(BIAS_CASES))}
+    with ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {case: [pool.submit(_bias_chunk, case, start, stop) for start, stop in spans]
+                   for case, spans in chunks.items()}
+        cases = [_bias_case(case, [(SessionOutcome(bots, terms.raw, f"s{number}"), terms) for number, (bots, terms)
+                                   in enumerate(session for future in futures[case] for session in future.result())])
+                 for case in range(len(BIAS_CASES))]
     pooled = sum(case["z"] for case in cases) / math.sqrt(len(cases))
     return {"adjusted_bias_se": round(pooled, 3),
             "adjusted_bias_max_abs_se": max(abs(case["z"]) for case in cases),
             "adjusted_bias_cases": cases,
             "adjusted_bias_sessions": sessions_per_case * len(cases)}
+
+
+def _bias_case(case: int, played: list[tuple[SessionOutcome, SessionTerms]]) -> dict[str, Any]:
+    name, options, seats = BIAS_CASES[case]
+    differences = [float(fixed.balance_of("soft") - outcome.balance_of("soft"))
+                   for fixed, (outcome, _) in zip(adjust(played), played, strict=True)]
+    raw = [float(outcome.balance_of("soft")) for outcome, _ in played]
+    se = statistics.stdev(differences) / math.sqrt(len(differences))
+    adjusted = [r + d for r, d in zip(raw, differences, strict=True)]
+    return {"case": f"{name}{''.join(f' {k}={v}' for k, v in options.items())} {seats} seats",
+            "z": round(statistics.fmean(differences) / se, 3),
+            "sd_raw": round(statistics.stdev(raw), 3),
+            "sd_adjusted": round(statistics.stdev(adjusted), 3)}
 
 
 async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
@@ -147,3 +177,27 @@ async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
     figures["efficiency_pairs"] = pairs
     figures |= bias(sizes.bias_sessions)
     return figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Only the bias of the adjusted result, at any size: `python -m benchmarks.efficiency --bias-sessions N`."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.efficiency", description=main.__doc__)
+    parser.add_argument("--bias-sessions", type=int, required=True, metavar="N",
+                        help=f"sessions of each of the {len(BIAS_CASES)} cases (10,000: 10^5 in all)")
+    parser.add_argument("--processes", type=int, default=2, metavar="P", help="worker processes (default 2)")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
+    args = parser.parse_args(argv)
+    if args.bias_sessions < 2 or args.processes < 1:
+        parser.error("--bias-sessions must be at least 2 and --processes at least 1")
+    figures = bias(args.bias_sessions, processes=args.processes)
+    for case in figures["adjusted_bias_cases"]:
+        print(f"{case['case']:<40} z {case['z']:+.3f}  sd raw {case['sd_raw']:.3f}  adjusted {case['sd_adjusted']:.3f}")
+    print(f"pooled over {figures['adjusted_bias_sessions']:,} sessions: {figures['adjusted_bias_se']:+.3f} SE "
+          f"(largest |z| {figures['adjusted_bias_max_abs_se']})")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

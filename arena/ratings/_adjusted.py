@@ -238,17 +238,21 @@ def session_terms(rules: Rules, events: Sequence[Event]) -> SessionTerms:
 def _expected_value(state: SessionState, mix: Mix) -> list[Amount]:
     """Σ_a π(a)·Q(after a), each action decided on a fork of `state` (dealing nothing worth shuffling).
 
-    π(a) = p_a / Σ p, each double converted to a Fraction exactly: the arena draws with these weights."""
+    π(a) = p_a / Σ p, each double taken exactly: the arena draws with these weights. Each p is an
+    integer over a power of two, so over the largest of those powers every weight is an integer n_a and
+    π(a) = n_a / Σ n: the sum is taken in integers (or Q's own Fractions) and divided once, where a
+    Fraction per weight and per seat made this the estimator's costliest step."""
+    ratios = [(action, p.as_integer_ratio()) for action, p in mix.entries if p]
+    scale = max(denominator for _, (_, denominator) in ratios)
     total: list[Amount] = [0] * state.seats
-    weights = [(action, Fraction(p)) for action, p in mix.entries if p]
-    whole = sum(p for _, p in weights)
     deck = state.rules.deck
-    for action, weight in weights:
+    for action, (numerator, denominator) in ratios:
         ahead = state.fork(shuffler=lambda pot, replay: deck)
         new = ahead.apply(action)
-        probability = weight if whole == 1 else weight / whole
-        total = [t + probability * v for t, v in zip(total, _settled_value(ahead, new), strict=True)]
-    return total
+        weight = numerator * (scale // denominator)
+        total = [t + weight * v for t, v in zip(total, _settled_value(ahead, new), strict=True)]
+    whole = sum(numerator * (scale // denominator) for _, (numerator, denominator) in ratios)
+    return [Fraction(t, whole) for t in total]
 
 
 def block_half(block: str) -> int:
