@@ -16,6 +16,14 @@ a history written once), into `challenges/`, and their results go to tables of t
 challenge, like a ladder table, may seat the challenger's own other bots: it is never rated, so no
 author gains by it; rated tables never do (`_ladder.choose_table`).
 
+A session that cannot be played by its bots' own doing (`BotsFailed`) is tried again, and at the
+`MAX_BOT_FAILURES`-th such try the challenge ends, failed, with the reason its challenger reads; a
+refusal that cannot change (a player disqualified since) ends it at once. Every bot failing to start
+for one reason that looks like the arena's launch chain is the bots' only when the arena starts its
+own sample bot right after (`_arena_starts_bots`); otherwise, like every other failure of the arena
+(its launch chain, a full disk, a bug), it is never counted against the challenge: the block is
+retried as a ladder block is, for as long as it takes.
+
 A challenge and its sessions are its challenger's and the organisers': to anyone else they do not
 exist (404, whatever the identifier).
 """
@@ -36,10 +44,11 @@ import trio
 
 from ..engine import ArenaError, format_amount
 from ..history import write_history, write_resources
+from ..isolation import session_folder
 from ..match import public_session_id, run_session
 from ..storage import make_way_for_replay
 from ..tournament import arena_launch_failure, block_seed, mirrors
-from ..transport import BotSpec, with_our_python
+from ..transport import BotSpec, open_bot, with_our_python
 from ._config import seats_problem
 from ._service import Service
 from ._store import Author, Challenge, ChallengeSession, ServiceStore, VersionRecord, VersionStatus, from_iso
@@ -51,6 +60,10 @@ _SAMPLE_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}\Z")
 _VERSION_NAME = re.compile(r"([A-Za-z0-9][A-Za-z0-9_-]{0,63})\.v([1-9][0-9]{0,8})\Z")
 _DAY = 24 * 3600.0
 _BODY_KEYS = ("bot", "opponents", "blocks")
+MAX_BOT_FAILURES = 3
+"""Tries of one session that fail by its bots' own doing before its challenge ends, failed."""
+_PROBE = SAMPLE_PREFIX + "call"
+"""The arena's own bot, started to tell the arena's launch failure from the bots' (`_arena_starts_bots`)."""
 
 
 class ChallengeError(ArenaError):
@@ -61,6 +74,15 @@ class ChallengeError(ArenaError):
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
+
+
+class BotsFailed(ArenaError):
+    """A challenge session its bots' own doing keeps from being played; `final`: a refusal that cannot change,
+    which ends the challenge at once (else at the `MAX_BOT_FAILURES`-th try)."""
+
+    def __init__(self, message: str, *, final: bool) -> None:
+        super().__init__(message)
+        self.final = final
 
 
 def sample_names() -> list[str]:
@@ -188,12 +210,11 @@ def may_see_challenge(author: Author | None, challenge: Challenge) -> bool:
     return author is not None and (author.organiser or author.name == challenge.author)
 
 
-def status(sessions: Sequence[ChallengeSession]) -> str:
-    """`queued` (no session started), `running`, or `finished` (every session has its result).
-
-    >>> status([])
-    'finished'
-    """
+def status(challenge: Challenge, sessions: Sequence[ChallengeSession]) -> str:
+    """`queued` (no session started), `running`, `finished` (every session has its result), or `failed`
+    (ended unplayed: `Challenge.failed` says why)."""
+    if challenge.failed is not None:
+        return "failed"
     if all(session.status == "finished" for session in sessions):
         return "finished"
     if all(session.status == "planned" and session.attempts == 0 for session in sessions):
@@ -220,8 +241,10 @@ def challenge_json(store: ServiceStore, challenge: Challenge) -> dict[str, Any]:
                       "status": session.status, "finished_at": session.finished_at,
                       "balances": None if session.balances is None else [format_amount(amount)
                                                                          for amount in session.balances],
-                      "faults": None if session.faults is None else list(session.faults)})
-    return {"id": challenge.id, "author": challenge.author, "status": status(sessions), "rated": False,
+                      "faults": None if session.faults is None else list(session.faults),
+                      "failures": session.failures})
+    return {"id": challenge.id, "author": challenge.author, "status": status(challenge, sessions), "rated": False,
+            "failed": challenge.failed, "failed_at": challenge.failed_at,
             "players": [labels[key] for key in challenge.players], "blocks": challenge.blocks,
             "created_at": challenge.created_at,
             "totals": [{"player": label, "chips": format_amount(total["chips"]), "sessions": total["sessions"],
@@ -252,10 +275,20 @@ def table_authors(store: ServiceStore, session: ChallengeSession) -> list[str | 
 
 
 async def play(service: Service, session: ChallengeSession) -> None:
-    """Play one challenge session from its start and store its result (never in the ratings)."""
+    """Play one challenge session from its start and store its result (never in the ratings).
+
+    Raises:
+        BotsFailed: its bots' own doing keeps it from being played (nothing stored but the count).
+        ArenaError: the arena's own failure (nothing stored, nothing counted: tried again later).
+    """
     store = service.store
     challenge = store.challenge(session.challenge)
     assert challenge is not None
+    for key in session.seating:  # checked when the challenge was made; an organiser may disqualify a bot since
+        if not key.startswith(SAMPLE_PREFIX) and (bot := store.bot(store.version_by_id(int(key)).bot)) is not None \
+                and bot.disqualified is not None:
+            raise BotsFailed(f"{player(store, key).label} was disqualified after the challenge was made: it plays "
+                             "no more", final=True)
     path = folder(service) / "histories" / f"{session.id}.jsonl"
     # A history there already was written by an attempt killed before its result: kept aside, never replaced.
     await trio.to_thread.run_sync(lambda: make_way_for_replay(path, interrupted=session.attempts > 0))
@@ -265,7 +298,10 @@ async def play(service: Service, session: ChallengeSession) -> None:
                                public_id=public_session_id(challenge.secret, session.id),
                                log_dir=folder(service) / "logs" / session.id,
                                hidden=service.registry.folder.hidden())
-    if (reason := arena_launch_failure(result.seats)) is not None:  # nothing stored, nothing charged: retried
+    if (reason := arena_launch_failure(result.seats)) is not None:  # nothing stored
+        if await _arena_starts_bots(service):
+            raise BotsFailed(f"session {session.id}: every bot failed to start with the same error ({reason}), "
+                             "while the arena starts its own sample bot: the bots' own failure", final=False)
         raise ArenaError(f"every bot of challenge session {session.id} failed to start for the same reason, the "
                          f"arena's own, not theirs: {reason}")
     history = await trio.to_thread.run_sync(lambda: write_history(path, result.events, once=True))
@@ -276,3 +312,17 @@ async def play(service: Service, session: ChallengeSession) -> None:
     await trio.to_thread.run_sync(lambda: store.record_challenge_result(
         session.id, list(result.balances), faults, str(history.relative_to(service.config.data))))
     service.notify()
+
+
+async def _arena_starts_bots(service: Service) -> bool:
+    """Whether the arena starts its own sample bot now, as it starts a challenge's players (its
+    isolation, limits and launch chain): if it does, a launch failure every player shared was theirs."""
+    if _PROBE.removeprefix(SAMPLE_PREFIX) not in sample_names():  # not in a checkout: nothing to tell it by
+        return False
+    try:
+        with session_folder() as sockets:
+            async with open_bot(spec(service, _PROBE), log_dir=folder(service) / "logs" / "probe", socket_dir=sockets,
+                                hidden=service.registry.folder.hidden()) as connection:
+                return connection.dead is None
+    except ArenaError:  # the sandbox cannot be built: the arena's
+        return False

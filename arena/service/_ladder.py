@@ -407,12 +407,14 @@ class Ladder:
         return block
 
     async def _play_challenge_block(self, block: list[ChallengeSession]) -> None:
-        # A challenge's block, as a ladder block is played; its failures (never a bot's) retried with the same waits.
+        # A challenge's block, as a ladder block is played; the arena's failures retried with the same waits.
         key = (block[0].challenge, block[0].block)
         try:
             for session in block:  # a stopping service finishes the session in play, as for a ladder block
                 if session.status != "finished" and not self.service.stopping.is_set():
                     await _challenges.play(self.service, session)
+        except _challenges.BotsFailed as failure:
+            await self._bots_failed(session, failure)
         except Exception as error:
             failures = self._challenge_failures.get(key, (0, 0.0))[0] + 1
             delay = retry_delay(failures, self.config.retry_seconds)
@@ -427,6 +429,28 @@ class Ladder:
             self.service.disk_full.cleared()
         finally:
             self._challenges_claimed.discard(key)
+
+    async def _bots_failed(self, session: ChallengeSession, failure: _challenges.BotsFailed) -> None:
+        # A try failed by the bots' own doing: counted (the challenge ends, failed, at the last one), and the block
+        # tried again after the first wait; nothing in a row of the arena's failures.
+        key = (session.challenge, session.block)
+        try:
+            challenge = await trio.to_thread.run_sync(functools.partial(
+                self.service.store.record_challenge_failure, session.id, str(failure), final=failure.final,
+                most=_challenges.MAX_BOT_FAILURES))
+        except Exception as error:  # the store cannot count it (a full disk): tried again after the longest wait
+            if is_disk_full(error):
+                self.service.disk_full.met(error, f"recording the failure of {session.id}")
+            else:
+                LOGGER.exception("cannot record the failure of challenge session %s", session.id)
+            self._challenge_failures[key] = (0, trio.current_time() + retry_delay(_DOUBLINGS + 1,
+                                                                                  self.config.retry_seconds))
+            return
+        if challenge.failed is not None:
+            LOGGER.warning("challenge %d failed: %s", challenge.id, challenge.failed)
+        else:
+            self._challenge_failures[key] = (0, trio.current_time() + self.config.retry_seconds)
+        self.service.notify()
 
     async def _claim_ladder(self, now: float) -> tuple[list[LadderSession] | None, float]:
         waiting = {number for number, when in self._retry_at.items() if when > now}

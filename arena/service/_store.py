@@ -231,6 +231,14 @@ MIGRATIONS: tuple[Migration, ...] = (
         "CREATE INDEX challenge_sessions_by_challenge ON challenge_sessions (challenge, block, mirror)",
         "CREATE INDEX challenge_sessions_by_finish ON challenge_sessions (finished_at, id)",
     )),
+    # A challenge that fails by its bots' own doing ends, failed, with the reason its challenger reads: after
+    # `_challenges.MAX_BOT_FAILURES` such tries of one session (counted in `failures`), at once for a refusal
+    # that cannot change. The arena's own failures are not counted (they are retried, as a ladder block's are).
+    Migration("0012_challenge_failures", (
+        "ALTER TABLE challenge_sessions ADD COLUMN failures INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE challenges ADD COLUMN failed TEXT",
+        "ALTER TABLE challenges ADD COLUMN failed_at TEXT",
+    )),
 )
 """The service's schema, oldest first (never edit one that shipped: add another)."""
 
@@ -352,6 +360,9 @@ class Challenge:
     blocks: int
     secret: str
     created_at: str
+    failed: str | None = None
+    """Why it ended unplayed (its bots' own failure, or a refusal that cannot change); None unless it did."""
+    failed_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -371,6 +382,8 @@ class ChallengeSession:
     faults: tuple[int, ...] | None
     history_path: str | None
     finished_at: str | None
+    failures: int = 0
+    """Its tries that failed by its bots' own doing (the arena's failures are not counted)."""
 
 
 @dataclass(frozen=True)
@@ -1023,8 +1036,9 @@ class ServiceStore:
     def next_challenge_block(self, *, skip: Collection[tuple[int, int]] = ()) -> list[ChallengeSession] | None:
         """The oldest challenge block with a session left to play, not in `skip` ((challenge, block) pairs
         played or waiting for a retry), as its sessions in play order; or None."""
-        rows = self._read("SELECT DISTINCT challenge, block FROM challenge_sessions WHERE status IN ('planned', "
-                          "'running') ORDER BY challenge, block")
+        rows = self._read("SELECT DISTINCT s.challenge, s.block FROM challenge_sessions s JOIN challenges c "
+                          "ON c.id = s.challenge WHERE s.status IN ('planned', 'running') AND c.failed IS NULL "
+                          "ORDER BY s.challenge, s.block")
         for row in rows:
             if (row["challenge"], row["block"]) not in skip:
                 found = self._read("SELECT * FROM challenge_sessions WHERE challenge = ? AND block = ? "
@@ -1046,6 +1060,21 @@ class ServiceStore:
                 "UPDATE challenge_sessions SET status = 'finished', balances = ?, faults = ?, history_path = ?, "
                 "finished_at = ? WHERE id = ? AND status != 'finished'",
                 (_amounts_json(balances), json.dumps(list(faults)), history_path, self.now(), session_id))
+
+    def record_challenge_failure(self, session_id: str, reason: str, *, final: bool, most: int) -> Challenge:
+        """Count one try of `session_id` failed by its bots' own doing; its challenge ends, failed with `reason`,
+        at the `most`-th such try of the session, or at once if `final` (a refusal that cannot change)."""
+        with self._write(f"recording the failure of {session_id}") as connection:
+            connection.execute("UPDATE challenge_sessions SET failures = failures + 1 WHERE id = ?", (session_id,))
+            connection.execute(
+                "UPDATE challenges SET failed = ?, failed_at = ? WHERE failed IS NULL AND id = (SELECT challenge "
+                "FROM challenge_sessions WHERE id = ? AND (? OR failures >= ?))",
+                (reason, self.now(), session_id, int(final), most))
+            number = connection.execute("SELECT challenge FROM challenge_sessions WHERE id = ?",
+                                        (session_id,)).fetchone()[0]
+        found = self.challenge(number)
+        assert found is not None
+        return found
 
     def finished_sessions(self, *, versions: Collection[int] | None, challenges_of: str | None, everything: bool,
                           since: str | None, before: tuple[str, str] | None, limit: int) -> list[SessionRow]:
@@ -1350,7 +1379,8 @@ def _ladder(row: sqlite3.Row) -> LadderSession:
 def _challenge(row: sqlite3.Row) -> Challenge:
     return Challenge(id=row["id"], author=row["author"], players=tuple(str(player) for player in
                                                                        json.loads(row["players"])),
-                     blocks=row["blocks"], secret=row["secret"], created_at=row["created_at"])
+                     blocks=row["blocks"], secret=row["secret"], created_at=row["created_at"],
+                     failed=row["failed"], failed_at=row["failed_at"])
 
 
 def _challenge_session(row: sqlite3.Row) -> ChallengeSession:
@@ -1362,7 +1392,7 @@ def _challenge_session(row: sqlite3.Row) -> ChallengeSession:
             attempts=row["attempts"],
             balances=None if balances is None else tuple(parse_amount(text) for text in json.loads(balances)),
             faults=None if faults is None else tuple(int(count) for count in json.loads(faults)),
-            history_path=row["history_path"], finished_at=row["finished_at"])
+            history_path=row["history_path"], finished_at=row["finished_at"], failures=row["failures"])
     except (ValueError, TypeError) as error:  # not what the service wrote: a damaged file, a hand edit
         raise StorageError(f"challenge session {row['id']}: a stored value is damaged ({error}); nothing was "
                            "changed: restore the service store from a backup") from None

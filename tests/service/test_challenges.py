@@ -4,7 +4,9 @@ results API's listing of them."""
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,12 +17,14 @@ import trio
 
 from arena.engine import profile
 from arena.history import read_history, write_history
-from arena.isolation import Isolation
+from arena.isolation import Isolation, ProcessLimits
 from arena.service import Author, Ladder, LadderConfig, Quotas, Service, ServiceConfig, build_app, open_service
 from arena.service._board import fit_ladder
+from arena.service._challenges import MAX_BOT_FAILURES, challenge_json, plan_challenge
 from arena.storage import AlreadyWrittenError
+from arena.tournament import BotLimits
 
-from ._archives import sample_archive
+from ._archives import MANIFEST, file, sample_archive, tar_gz
 
 T = TypeVar("T")
 _PROFILES = ["georgian", "seka36"]
@@ -200,3 +204,81 @@ async def test_the_bot_page_form_makes_a_challenge_from_the_sites_own_pages_only
         assert len(service.store.challenge_sessions(1)) == 2 * 6  # two blocks of a three-seat table's mirrors
     service.store.close()
 
+
+
+def _crashing(line: str) -> bytes:
+    """A bot that writes `line` to its stderr and exits before it is ready (a program its start script needs
+    is missing, say)."""
+    return tar_gz([file("bot.py", f"import sys\nsys.stderr.write({line!r} + '\\n')\nsys.exit(127)\n".encode()),
+                   file("bot.yaml", MANIFEST)])
+
+
+async def test_a_challenge_its_bots_keep_from_playing_ends_failed_and_the_arenas_failures_are_never_counted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = ServiceConfig(data=tmp_path / "data", isolation=Isolation.NONE,
+                           rules=profile("georgian").with_table(pots_per_session=1),
+                           limits=BotLimits(process=ProcessLimits(cpu_seconds=60)),  # prlimit in the launch chain
+                           ladder=LadderConfig(placement_blocks=1, random_share=0.0, retry_seconds=0.5))
+    service = open_service(config)
+    store = service.store
+    # alice's bots only: the ladder (two authors a table) plays nothing, the challenges whenever they are due.
+    for bot, archive in (("crash", _crashing("sh: 1: ./engine: not found")),
+                         ("crash2", _crashing("sh: 1: ./engine: not found")),
+                         ("call", sample_archive("call")), ("gone", sample_archive("threshold"))):
+        version = service.registry.submit(Author("alice", organiser=False), bot, archive)
+        store.finish_check(version.id, accepted=True, report="not checked: a challenge test", stderr="")
+    alice = Author("alice", organiser=False)
+    shared, fine, arena, dropped = (plan_challenge(service, alice, body) for body in (
+        {"bot": "crash", "opponents": ["crash2"]}, {"bot": "crash", "opponents": ["sample:call"]},
+        {"bot": "call", "opponents": ["sample:random"]}, {"bot": "gone", "opponents": ["sample:random"]}))
+    store.disqualify("gone", "a test: disqualified after its challenge was made")
+
+    async def play(until: Callable[[], bool], what: str) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(Ladder(service, rng=random.Random(1)).run)
+            await _until(what, until, timeout=120)
+            nursery.cancel_scope.cancel()
+
+    def tries(challenge: int) -> int:
+        return store.challenge_sessions(challenge)[0].attempts
+
+    # The arena cannot start any bot (prlimit is not on its PATH): nothing is counted against the challenges.
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    for program in ("setpriv", "sh"):
+        found = shutil.which(program)
+        assert found is not None
+        (programs / program).symlink_to(found)
+    path = os.environ["PATH"]
+    monkeypatch.setenv("PATH", str(programs))
+    await play(lambda: tries(shared.id) >= 3 and tries(arena.id) >= 3, "three tries of the arena's failure")
+    for challenge in (shared, arena):
+        assert store.challenge(challenge.id).failed is None  # type: ignore[union-attr]
+        assert [session.failures for session in store.challenge_sessions(challenge.id)] == [0, 0]
+    monkeypatch.setenv("PATH", path)
+
+    # The arena starts bots again: the crashing pair fails three times by its own doing and its challenge ends,
+    # failed, its second session never played; a crash beside a bot that starts is that bot's faults, played.
+    await play(lambda: all(challenge_json(store, store.challenge(challenge.id)  # type: ignore[arg-type]
+                                          )["status"] in ("finished", "failed")
+                           for challenge in (shared, fine, arena, dropped)), "every challenge ended")
+    async with _client(service, store.create_token("alice", organiser=False)) as client:
+        failed = (await client.get(f"/api/challenges/{shared.id}")).json()
+        assert failed["status"] == "failed" and failed["failed_at"] is not None, failed
+        assert failed["failed"] == ("session C000001-1-1: every bot failed to start with the same error (sh: 1: "
+                                    "./engine: not found), while the arena starts its own sample bot: the bots' own "
+                                    "failure")
+        assert [(session["status"], session["failures"]) for session in failed["sessions"]] == [
+            ("running", MAX_BOT_FAILURES), ("planned", 0)]
+        assert [session.attempts for session in store.challenge_sessions(shared.id)][0] >= 3 + MAX_BOT_FAILURES
+        played = (await client.get(f"/api/challenges/{fine.id}")).json()
+        assert played["status"] == "finished" and played["totals"][0]["faults"] > 0
+        assert (await client.get(f"/api/challenges/{arena.id}")).json()["status"] == "finished"
+        refused = (await client.get(f"/api/challenges/{dropped.id}")).json()
+        assert refused["status"] == "failed" and refused["sessions"][0]["failures"] == 1
+        assert refused["failed"] == "gone.v1 was disqualified after the challenge was made: it plays no more"
+        page = (await client.get(f"/challenges/{shared.id}")).text
+        assert ">failed<" in page and "the bots&#39; own failure" in page
+        listed = (await client.get("/bots/crash")).text
+        assert "failed: session C000001-1-1: every bot failed to start" in listed
+    store.close()
