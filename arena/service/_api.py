@@ -43,7 +43,7 @@ from ._registry import (
     bot_name_problem,
 )
 from ._service import Service
-from ._sessions import MAX_PAGE, ResultsRequestError, list_sessions, session_history
+from ._sessions import MAX_PAGE, ResultsRequestError, RunSessions, list_sessions, session_history
 from ._store import Author, NotYourBotError, RunRecord, TokenRecord, TokenRefusedError, VersionRecord
 
 _MULTIPART_OVERHEAD = 64 * 1024
@@ -271,6 +271,7 @@ async def submit_version(service: Service, author: Author, bot: str, data: bytes
 
 def routes(service: Service) -> list[Route]:
     """The API's routes, bound to `service`."""
+    run_sessions = RunSessions()
 
     async def leaderboard(request: Request) -> Response:
         return JSONResponse([row.as_json() for row in service.board.rows()])
@@ -454,8 +455,8 @@ def routes(service: Service) -> list[Route]:
         if not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_PAGE:
             raise HTTPException(422, f"limit: an integer from 1 to {MAX_PAGE}, not {limit_text[:20]!r}")
         try:
-            page = list_sessions(service, who(service, request), bot=query.get("bot"), since=query.get("since"),
-                                 cursor=query.get("cursor"), limit=int(limit_text))
+            page = list_sessions(service, who(service, request), runs=run_sessions, bot=query.get("bot"),
+                                 since=query.get("since"), cursor=query.get("cursor"), limit=int(limit_text))
         except ResultsRequestError as error:
             raise HTTPException(422, str(error)) from None
         following = None if page.next is None else "/api/sessions?" + urlencode(

@@ -16,6 +16,8 @@ challenge) is answered 404, as one that does not exist.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -70,9 +72,10 @@ def _cursor(text: str) -> tuple[str, str]:
     return finished, session
 
 
-def list_sessions(service: Service, reader: Author | None, *, bot: str | None, since: str | None,
-                  cursor: str | None, limit: int) -> Page:
-    """A page of finished sessions `reader` may know of (those `bot` sat in, if named).
+def list_sessions(service: Service, reader: Author | None, *, runs: RunSessions, bot: str | None,
+                  since: str | None, cursor: str | None, limit: int) -> Page:
+    """A page of finished sessions `reader` may know of (those `bot` sat in, if named); the scheduled
+    runs' read through `runs`.
 
     Raises:
         ResultsRequestError: an unknown bot, a bad `since` or cursor.
@@ -88,7 +91,7 @@ def list_sessions(service: Service, reader: Author | None, *, bot: str | None, s
     rows = store.finished_sessions(
         versions=versions, challenges_of=reader.name if reader is not None else None,
         everything=reader is not None and reader.organiser, since=after, before=before, limit=limit + 1)
-    rows += _tournament_sessions(service, bot=bot, since=after, before=before)
+    rows += _tournament_sessions(service, runs, bot=bot, since=after, before=before)
     rows = sorted(rows, key=lambda row: (row.finished_at, _key(row)), reverse=True)[:limit + 1]
     labels = _labels(store)
     shown = [_session_json(row, labels) for row in rows[:limit]]
@@ -101,30 +104,70 @@ def _key(row: SessionRow) -> str:
     return row.id if row.tournament is None else f"{row.tournament}/{row.id}"
 
 
-def _tournament_sessions(service: Service, *, bot: str | None, since: str | None,
+class RunSessions:
+    """Each scheduled run's finished sessions as its results file held them, the last `size` runs read kept:
+    a listing reads every run's, and would otherwise open and read each file at every request. A file is
+    read again once it (or its write-ahead log, where a running run's newest results are) changed: by its
+    inode, size or modification time."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._rows: OrderedDict[Path, tuple[tuple[object, ...], list[SessionRow]]] = OrderedDict()
+        self._lock = threading.Lock()  # requests may read it from threads
+
+    def finished(self, database: Path, run: str) -> list[SessionRow]:
+        """The run's finished sessions, from its results file `database` (none while it is missing, being
+        created or damaged)."""
+        key = _file_key(database)
+        if key is None:
+            return []
+        with self._lock:
+            if (found := self._rows.get(database)) is not None and found[0] == key:
+                self._rows.move_to_end(database)
+                return found[1]
+        try:
+            with Store.open(database, read_only=True) as results:
+                sessions = results.sessions()
+        except StorageError:
+            return []
+        rows = [SessionRow(kind="tournament", id=session.id, challenge=None, seating=session.table,
+                           balances=tuple(session.balances[name] for name in session.table),
+                           faults=tuple(sum((session.faults or {}).get(name, {}).values()) for name in session.table),
+                           finished_at=iso(from_iso(session.finished_at)), tournament=run)
+                for session in sessions if session.status is SessionStatus.FINISHED
+                and session.finished_at is not None and session.balances is not None]
+        with self._lock:
+            self._rows[database] = (key, rows)
+            self._rows.move_to_end(database)
+            while len(self._rows) > self.size:
+                self._rows.popitem(last=False)
+        return rows
+
+
+def _file_key(database: Path) -> tuple[object, ...] | None:
+    # The file's and its write-ahead log's identity, size and modification time (None: no file).
+    key: list[object] = []
+    for path in (database, database.with_name(database.name + "-wal")):
+        try:
+            status = path.stat()
+        except FileNotFoundError:
+            key.append(None)
+            continue
+        except OSError:
+            return None
+        key.append((status.st_ino, status.st_size, status.st_mtime_ns))
+    return None if key[0] is None else tuple(key)
+
+
+def _tournament_sessions(service: Service, runs: RunSessions, *, bot: str | None, since: str | None,
                          before: tuple[str, str] | None) -> list[SessionRow]:
     """The finished sessions of the scheduled runs (those `bot` sat in, if named) in the window, from each
     run's results file (a run not begun has none; one being created or damaged lists nothing)."""
     rows = []
     for run in service.store.runs():
-        database = run_results(service, run.name) / "tournament.sqlite"
-        if not database.is_file():
-            continue
-        try:
-            with Store.open(database, read_only=True) as results:
-                sessions = results.sessions()
-        except StorageError:
-            continue
-        for session in sessions:
-            if (session.status is not SessionStatus.FINISHED or session.finished_at is None
-                    or session.balances is None or (bot is not None and bot not in session.table)):
+        for row in runs.finished(run_results(service, run.name) / "tournament.sqlite", run.name):
+            if bot is not None and bot not in row.seating:
                 continue
-            faults = session.faults or {}
-            row = SessionRow(
-                kind="tournament", id=session.id, challenge=None, seating=session.table,
-                balances=tuple(session.balances[name] for name in session.table),
-                faults=tuple(sum(faults.get(name, {}).values()) for name in session.table),
-                finished_at=iso(from_iso(session.finished_at)), tournament=run.name)
             if since is not None and row.finished_at < since:
                 continue
             if before is None or (row.finished_at, _key(row)) < before:

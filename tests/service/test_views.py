@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import re
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -487,4 +489,26 @@ async def test_the_results_api_lists_the_tournaments_sessions_and_gives_each_rea
                         f"/api/sessions/..%2F{first}/history?tournament={first_run}"):
                 assert (await client.get(url)).status_code == 404, url
     assert hidden > 0
+
+    # A run's results file is read once while it is unchanged: the same file (inode, size, time) with other
+    # bytes is listed as first read; a file that changed (a session's result taken out) is read again.
+    async with _client(arena, "org") as client:
+        async def listed() -> set[tuple[str | None, str]]:
+            page = (await client.get("/api/sessions?limit=500")).json()
+            return {(row.get("tournament"), row["id"]) for row in page["sessions"]}
+
+        everything = await listed()
+        cup, other = sorted({run for run, _ in played})
+        garbled, changed = (arena.service.config.data / "tournaments" / run / "results" / run / "tournament.sqlite"
+                            for run in (other, cup))
+        status, size = garbled.stat(), garbled.stat().st_size
+        with open(garbled, "r+b") as rewrite:
+            rewrite.write(b"\0" * size)
+        os.utime(garbled, ns=(status.st_atime_ns, status.st_mtime_ns))
+        assert await listed() == everything
+        dropped = next(session for run, session in sorted(played) if run == cup)
+        with sqlite3.connect(changed) as connection:
+            connection.execute("DELETE FROM sessions WHERE id = ?", (dropped,))
+        connection.close()
+        assert await listed() == everything - {(cup, dropped)}
     arena.service.store.close()
