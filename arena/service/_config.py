@@ -75,6 +75,10 @@ class WebLimits:
     events_per_client: int = 8
     """... and per client address (`web.events_per_client`); behind a reverse proxy every client has the
     proxy's address, so cap clients at the proxy too."""
+    stalled_client_seconds: int = 60
+    """A connection whose sent bytes stay unacknowledged this long (a client that stopped reading, or is gone
+    without a word) is closed by the kernel (`web.stalled_client_seconds`, TCP_USER_TIMEOUT): the server
+    cannot drop it otherwise (Hypercorn shields its writes), and it would keep its event-stream place."""
     replay_cache: int = 256
     """Sessions whose re-checked history is kept in memory for their replay pages (`web.replay_cache`)."""
     trusted_proxies: tuple[str, ...] = ()
@@ -192,7 +196,7 @@ _TOP_KEYS = ("data", "profile", "table", "limits", "isolation", "uploads", "quot
              "tournaments")
 _QUOTA_KEYS = ("versions_per_day", "stored_mb", "min_free_disk_mb", "challenges_per_day", "challenge_blocks")
 _UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
-_WEB_KEYS = ("events_total", "events_per_client", "replay_cache", "trusted_proxies")
+_WEB_KEYS = ("events_total", "events_per_client", "stalled_client_seconds", "replay_cache", "trusted_proxies")
 _LADDER_KEYS = ("enabled", "table_size", "placement_blocks", "random_share", "concurrency", "retry_seconds",
                 "max_failures", "secret_days", "progress_minutes")
 _SCHEDULE_KEYS = ("name", "cron", "top", "table_size", "sessions_per_table", "freeze_minutes", "publish")
@@ -201,6 +205,7 @@ PUBLISH_CHOICES = ("spectator", "organiser")
 _MEGABYTES = Bounds(1, 4096)
 _FILES = Bounds(1, 1_000_000)
 _STREAMS = Bounds(1, 100_000)
+_STALLED_SECONDS = Bounds(1, 3600)
 _DAILY = Bounds(1, 100_000)
 _STORED_MB = Bounds(1, 10_000_000)
 _FREE_MB = Bounds(0, 100_000_000)
@@ -338,6 +343,7 @@ def _read_web(reader: ConfigReader, entry: ConfigEntry) -> WebLimits:
     entries = reader.mapping(entry.node, "web", _WEB_KEYS, "web limits") or {}
     found = _read_integers(reader, entries, "web", (
         ("events_total", _STREAMS, 1, "events_total"), ("events_per_client", _STREAMS, 1, "events_per_client"),
+        ("stalled_client_seconds", _STALLED_SECONDS, 1, "stalled_client_seconds"),
         ("replay_cache", _CACHED, 1, "replay_cache")))
     if "trusted_proxies" in entries:
         found["trusted_proxies"] = _read_addresses(reader, entries["trusted_proxies"].node, "web.trusted_proxies")

@@ -11,9 +11,10 @@ stored one's and ends. The view of a given length is computed once for all its w
 
 Watchers are bounded as the tournament pages' streams are (`_pages.EventStreams`, `web.events_total`
 and `web.events_per_client`), and each holds at most one message: its feed makes the next only once
-the last was taken. A watcher that stops reading keeps its place until it goes away (Hypercorn
-shields its writes from cancellation, so the app cannot drop it), but nothing it does reaches the
-sessions: they run in other tasks or another process and only ever append to a file.
+the last was taken. A watcher that stops reading keeps its place until the kernel closes its stalled
+connection (`web.stalled_client_seconds`: Hypercorn shields its writes from cancellation, so the app
+cannot drop it), and nothing it does reaches the sessions: they run in other tasks or another
+process and only ever append to a file.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import signal
+import socket
 import sys
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from typing import Any, TypeVar
 
 import trio
 from hypercorn.config import Config as HypercornConfig
+from hypercorn.config import Sockets
 from hypercorn.trio import serve as hypercorn_serve
 
 from ..engine import ArenaError
@@ -54,6 +56,28 @@ def parse_bind(text: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+class _WebConfig(HypercornConfig):
+    """Hypercorn's settings, its listening sockets closing stalled connections.
+
+    Hypercorn shields a response's writes from cancellation, so a client that stops reading (or vanishes)
+    holds its connection, and an event stream its place under `web.events_total`, for as long as the
+    kernel keeps the connection. TCP_USER_TIMEOUT, set on the listening socket and so on every connection
+    it accepts, has the kernel close one whose sent bytes stay unacknowledged that long (window probes to a
+    full receive window included): the blocked write then fails and the stream ends.
+    """
+
+    def __init__(self, *, stalled_client_seconds: int) -> None:
+        super().__init__()
+        self.stalled_client_seconds = stalled_client_seconds
+
+    def create_sockets(self) -> Sockets:
+        sockets = super().create_sockets()
+        for listening in sockets.secure_sockets + sockets.insecure_sockets:
+            if listening.family in (socket.AF_INET, socket.AF_INET6):
+                listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, self.stalled_client_seconds * 1000)
+        return sockets
+
+
 async def serve(config: ServiceConfig, *, bind: str = "127.0.0.1:8080", clock: Callable[[], float] = time.time,
                 announce: Callable[[str], None] = lambda line: print(line, flush=True)) -> None:
     """Run the service until SIGTERM or SIGINT, then stop cleanly (see the module's docstring).
@@ -72,7 +96,7 @@ async def serve(config: ServiceConfig, *, bind: str = "127.0.0.1:8080", clock: C
             if (lowered := lowered_defaults_warning(service.isolation)) is not None:
                 announce(f"warning: {lowered}")
             graceful, tasks = _start(lambda: background_tasks(service))
-            web = HypercornConfig()
+            web = _WebConfig(stalled_client_seconds=config.web.stalled_client_seconds)
             web.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
             web.accesslog = None
             web.graceful_timeout = 3.0

@@ -117,7 +117,12 @@ web:
     assert str(refused.value).splitlines()[1:] == [
         f"{where}:2: quotas.challenges_per_day: must be a positive integer, not 0",
         f"{where}:2: quotas.challenge_blocks: must be at most 100, not 101"]
+    path.write_text("data: data\nweb: {stalled_client_seconds: 0}\n")
+    with pytest.raises(TournamentConfigError) as refused:
+        load_service_config(path)
+    assert str(refused.value).splitlines()[1:] == [
+        f"{where}:2: web.stalled_client_seconds: must be a positive integer, not 0"]
     path.write_text("data: data\nquotas: {min_free_disk_mb: 0}\nweb: {trusted_proxies: ['::1']}\n")
     config = load_service_config(path)
     assert config.quotas.min_free_bytes == 0 and config.quotas.versions_per_day == 20
-    assert config.web.trusted_proxies == ("::1",)
+    assert config.web.trusted_proxies == ("::1",) and config.web.stalled_client_seconds == 60
