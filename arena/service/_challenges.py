@@ -269,6 +269,13 @@ def folder(service: Service) -> Path:
     return service.config.data / "challenges"
 
 
+def seat_views(challenge: Challenge, session: ChallengeSession) -> list[str | None]:
+    """Whose view each seat of a challenge's session is on its pages (`_views.view_for`): the challenger's at
+    its challenging bot's seat, nobody's elsewhere (the challenge is not known to an opponent's author, and the
+    challenger's other bots at the table are its opponents there)."""
+    return [challenge.author if key == challenge.players[0] else None for key in session.seating]
+
+
 def table_authors(store: ServiceStore, session: ChallengeSession) -> list[str | None]:
     """The author of each seat's player, seat 0 first (None for a sample bot)."""
     return [player(store, key).author for key in session.seating]

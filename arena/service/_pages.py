@@ -54,7 +54,16 @@ from ._api import (
     submit_version,
     who,
 )
-from ._challenges import SAMPLE_PREFIX, ChallengeError, challenge_json, may_see_challenge, plan_challenge, sample_names
+from ._challenges import (
+    SAMPLE_PREFIX,
+    ChallengeError,
+    challenge_json,
+    may_see_challenge,
+    plan_challenge,
+    sample_names,
+    seat_views,
+)
+from ._challenges import folder as challenges_folder
 from ._cron import report_audience, schedules_due_text
 from ._ladder import ladder_secrets
 from ._live import LiveViews, is_session_id, ladder_files, live_events, now_playing, run_files
@@ -62,7 +71,7 @@ from ._registry import FROZEN, log_tail
 from ._results import RECENT_SESSIONS, bot_overview, bot_results, winners
 from ._service import Service
 from ._slow import slow_decisions
-from ._store import LadderSession, RunRecord, TokenRefusedError, from_iso, note_damaged
+from ._store import Author, LadderSession, RunRecord, TokenRefusedError, from_iso, note_damaged
 from ._views import (
     FULL_COPY,
     PUBLIC_COPY,
@@ -522,24 +531,43 @@ def routes(service: Service) -> list[Route]:
         return full_copy_file(request, results_of(run) / "report", request.path_params["path"],
                               f"the full report of {run.name}", tournament_authors(run))
 
-    def session_source(session_id: str, run_name: str | None
-                       ) -> tuple[str, Path, Path, Path, Callable[[str], Sequence[str | None]]]:
+    def challenge_views(reader: Author | None) -> Callable[[str], Sequence[str | None]]:
+        # Whose view each seat of a challenge's session is (`seat_views`); none to a reader the challenge is
+        # not known to: it does not exist for them.
+        def views(page: str) -> Sequence[str | None]:
+            session = store.challenge_session(page) if is_session_id(page) else None
+            challenge = store.challenge(session.challenge) if session is not None else None
+            if session is None or challenge is None or not may_see_challenge(reader, challenge):
+                return []
+            return seat_views(challenge, session)
+        return views
+
+    def session_source(session_id: str, run_name: str | None, reader: Author | None
+                       ) -> tuple[str, Path, Path, Path, Callable[[str], Sequence[str | None]], str]:
         """A finished session's title, history file, the folder its viewer pages are written to, the
-        folder of its bots' logs, and who wrote the bot of each seat (by page name)."""
+        folder of its bots' logs, who wrote the bot of each seat (by page name), and the address its
+        viewer pages are served under. A challenge's session is its challenger's and the organisers'
+        (404 to anyone else, as for none)."""
         if run_name:
             run = run_named(run_name)
             where = service.registry.folder.tournaments / run.name
             title, histories = f"{run.name}: session {session_id}", results_of(run) / "histories"
-            logs, authors = results_of(run) / "logs", tournament_authors(run)
+            logs, authors, scope = results_of(run) / "logs", tournament_authors(run), f"tournaments/{run.name}"
+        elif (challenged := store.challenge_session(session_id) if is_session_id(session_id) else None) is not None:
+            if not challenge_views(reader)(session_id):
+                raise HTTPException(404, f"no history of session {session_id[:80]!r}")
+            where = challenges_folder(service)
+            title, histories = f"challenge {challenged.challenge}: session {session_id}", where / "histories"
+            logs, authors, scope = where / "logs", challenge_views(reader), "challenges"
         else:
             where = service.registry.folder.ladder
             title, histories = f"ladder session {session_id}", where / "histories"
-            logs, authors = where / "logs", ladder_authors
+            logs, authors, scope = where / "logs", ladder_authors, "ladder"
         path = None if "/" in session_id or session_id.startswith(".") else served_file(
             histories, f"{session_id}.jsonl")
         if path is None:
             raise HTTPException(404, f"no history of session {session_id[:80]!r}")
-        return title, path, where / "replays", logs / session_id, authors
+        return title, path, where / "replays", logs / session_id, authors, scope
 
     def account_as_seen(result: ReplayResult, view: int | None) -> list[str]:
         """The account of a checked session as `view` may read it: built from its records redacted for
@@ -554,8 +582,9 @@ def routes(service: Service) -> list[Route]:
         """The session's account as the rules engine re-checked it, with a link to the replay viewer;
         each reader sees what `view_for` gives it."""
         session_id, run_name = request.path_params["session"], request.query_params.get("tournament")
-        title, path, _, _, authors = session_source(session_id, run_name)
-        view = view_for(who(service, request), authors(session_id))
+        reader = who(service, request)
+        title, path, _, _, authors, _ = session_source(session_id, run_name, reader)
+        view = view_for(reader, authors(session_id))
         viewer = f"/sessions/{session_id}/viewer" + (f"?tournament={run_name}" if run_name else "")
         result = await checked_replays.get(path)
         if isinstance(result, ArenaError):
@@ -571,8 +600,9 @@ def routes(service: Service) -> list[Route]:
         finished session's history never changes): a spectator's page in the public copy, the
         organiser's or a seat's (with its own bot's logs) in the full copy."""
         session_id, run_name = request.path_params["session"], request.query_params.get("tournament")
-        _, path, folder, logs, authors = session_source(session_id, run_name)
-        view = view_for(who(service, request), authors(session_id))
+        reader = who(service, request)
+        _, path, folder, logs, authors, scope = session_source(session_id, run_name, reader)
+        view = view_for(reader, authors(session_id))
         public = view == SPECTATOR
         copy = folder / (PUBLIC_COPY if public else FULL_COPY)
         page = session_page(session_id) if view is None or public else seat_page(session_id, view)
@@ -586,7 +616,6 @@ def routes(service: Service) -> list[Route]:
                                                                            back=back))
             except (ReplayDataError, ArenaError) as error:
                 raise HTTPException(500, f"the history of session {session_id} cannot be shown: {error}") from None
-        scope = f"tournaments/{run_named(run_name).name}" if run_name else "ladder"
         return RedirectResponse(f"/{scope}/replays/{copy.name}/{page}", status_code=303)
 
     def replay_file_of(request: Request, folder: Path, relative: str,
@@ -602,6 +631,16 @@ def routes(service: Service) -> list[Route]:
     async def ladder_replay_file(request: Request) -> Response:
         return replay_file_of(request, service.registry.folder.ladder / "replays", request.path_params["path"],
                               ladder_authors)
+
+    async def challenge_replay_file(request: Request) -> Response:
+        """A challenge's session's viewer pages: never a public copy (a challenge is unknown to the public), a
+        session's pages and logs only to those its challenge is known to, as `may_read_full` says."""
+        relative, reader = request.path_params["path"], who(service, request)
+        copy, _, inside = relative.partition("/")
+        page = inside.split("/")[1].split(".")[0] if inside.startswith(("sessions/", "logs/")) else None
+        if copy != FULL_COPY or (page is not None and not challenge_views(reader)(page)):
+            raise HTTPException(404, "no such replay page")
+        return replay_file_of(request, challenges_folder(service) / "replays", relative, challenge_views(reader))
 
     async def tournament_replay_file(request: Request) -> Response:
         run = run_named(request.path_params["name"])
@@ -630,6 +669,7 @@ def routes(service: Service) -> list[Route]:
         Route("/sessions/{session}", replay),
         Route("/sessions/{session}/viewer", replay_viewer),
         Route("/ladder/replays/{path:path}", ladder_replay_file),
+        Route("/challenges/replays/{path:path}", challenge_replay_file),
         Route("/tournaments/{name}/replays/{path:path}", tournament_replay_file),
         Route("/static/style.css", stylesheet),
         Route("/bots/{name}/challenge", challenge_form, methods=["POST"]),

@@ -36,6 +36,8 @@ from arena.service import (
     fire_now,
     open_service,
 )
+from arena.service._challenges import plan_challenge
+from arena.service._challenges import play as _challenges_play
 from arena.service._store import LadderSession, from_iso
 from arena.tournament import block_seed
 
@@ -225,6 +227,52 @@ async def test_every_reader_sees_its_own_view_of_the_ladders_sessions(played: Pl
     assert secret_to_spectators > 0 and mixed > 0
     if arena.service.config.rules.name == "classic":
         assert compared > 0, "no multiway comparison to check: play more pots"
+
+
+@pytest.mark.parametrize(("name", "options", "table_size"), _PROFILES,
+                         ids=[f"{name}-{'-'.join(f'{k}={v}' for k, v in options.items()) or 'default'}"
+                              for name, options, _ in _PROFILES])
+async def test_a_challenges_sessions_have_pages_and_a_viewer_in_the_challengers_seats_view_only(
+        tmp_path: Path, name: str, options: dict[str, str], table_size: int) -> None:
+    arena = _open(tmp_path / "data", name, options, table_size)  # not the module's: it lists no challenge
+    service, store = arena.service, arena.service.store
+    challenge = plan_challenge(service, Author("alice", organiser=False),
+                               {"bot": "chatty", "opponents": ["rb", "rc"][:table_size - 1]})
+    for session in store.challenge_sessions(challenge.id):
+        await _challenges_play(service, session)
+    finished = store.challenge_sessions(challenge.id)
+    hidden = 0
+    for session in finished:
+        assert session.history_path is not None
+        records = read_history(service.config.data / session.history_path)
+        every = set(_hands(records))
+        challenger = session.seating.index(challenge.players[0])
+        for reader in ("alice", "org"):
+            async with _client(arena, reader) as client:
+                account, viewer = await _bodies(client, session.id)
+                view = None if reader == "org" else challenger
+                allowed = may_see(records, view)
+                leaked = {hand for hand in every - allowed if hand.shown_in(account) or hand.shown_in(viewer)}
+                assert leaked == set(), f"{reader} sees {len(leaked)} hands of {session.id} not theirs"
+                assert all(hand.shown_in(viewer) for hand in allowed), reader
+                assert (records[0]["seed"] in account + viewer) == (reader == "org"), reader
+                hidden += len(every - allowed)
+                pages = (await client.get(f"/challenges/{challenge.id}")).text
+                assert f'href="/sessions/{session.id}"' in pages and f'href="/sessions/{session.id}/viewer"' in pages
+                if reader == "alice":
+                    assert f'href="/sessions/{session.id}/viewer"' in (await client.get("/bots/chatty")).text
+                    seat_page = (await client.get(f"/sessions/{session.id}/viewer", follow_redirects=False)
+                                 ).headers["location"]
+                    assert seat_page.startswith("/challenges/replays/full/"), seat_page
+        # Anyone else, at the table or not: the challenge and its sessions do not exist for them.
+        for reader in (None, "dave", "bob", "carol"):
+            async with _client(arena, reader) as client:
+                for url in (f"/sessions/{session.id}", f"/sessions/{session.id}/viewer", seat_page,
+                            seat_page.replace("/full/", "/public/"),
+                            f"/challenges/replays/full/sessions/{session.id}.html"):
+                    assert (await client.get(url)).status_code == 404, (reader, url)
+    assert hidden > 0  # the challenger's view kept its opponents' unseen hands from it
+    store.close()
 
 
 async def test_the_results_api_lists_the_sessions_and_gives_each_reader_its_view_of_a_history(
