@@ -44,15 +44,32 @@ def _fillers(count: int) -> list[Policy]:
     return [ThresholdPolicy(name=f"filler{seat}", call_from=17 + seat, raise_from=24 + seat) for seat in range(count)]
 
 
-def _play(table: Sequence[Policy], seed: str, block: str) -> tuple[SessionOutcome, SessionTerms]:
+def _play(table: Sequence[Policy], seed: str, block: str, session: str) -> tuple[SessionOutcome, SessionTerms]:
+    """One session; `session` keys its mixes' draws with the seed (a tournament's session id: its own for
+    every session, so mirrors that share a seed, the deals, do not share the draws)."""
     rules = profile("georgian")
-    state = play_in_process(rules, table, seed=seed)
+    state = play_in_process(rules, table, seed=seed, session=session)
     terms = session_terms(rules, state.events)
     return SessionOutcome(state.bots, terms.raw, block), terms
 
 
 def _difference(outcome: SessionOutcome, first: str, second: str) -> float:
     return float(outcome.balance_of(first) - outcome.balance_of(second))
+
+
+def _by_term(played: Sequence[tuple[SessionOutcome, SessionTerms]], size: int, first: str,
+             second: str) -> dict[str, float]:
+    """The variance of a block's mean difference (first − second) in each of the session's terms: what
+    the adjusted result removes (decisions, re-deals, the deal's luck) and what it leaves (`known`)."""
+    columns: dict[str, list[float]] = {"raw": [], "decisions": [], "redeals": [], "luck": [], "known": []}
+    for outcome, terms in played:
+        first_seat, second_seat = outcome.bots.index(first), outcome.bots.index(second)
+        for name, values in (("raw", terms.raw), ("decisions", terms.decisions), ("redeals", terms.redeals),
+                             ("luck", terms.luck), ("known", terms.known)):
+            columns[name].append(float(values[first_seat] - values[second_seat]))
+    return {name: round(statistics.variance([statistics.fmean(values[at:at + size])
+                                             for at in range(0, len(values), size)]), 2)
+            for name, values in columns.items()}
 
 
 def separation(*, mixed: bool, seats: int, blocks: int) -> dict[str, Any]:
@@ -68,8 +85,9 @@ def separation(*, mixed: bool, seats: int, blocks: int) -> dict[str, Any]:
     for number in range(blocks):
         block = f"{tag}-block-{number}"
         for mirror, seating in enumerate(seatings):
-            played.append(_play(seating, block, block))
-            singles.append(_play(seating, f"{tag}-single-{number}-{mirror}", f"{block}-single-{mirror}"))
+            # A block's mirrors share the seed (the deals), not the draws: each session has its own id.
+            played.append(_play(seating, block, block, f"{block}-{mirror}"))
+            singles.append(_play(seating, f"{tag}-single-{number}-{mirror}", f"{block}-single-{mirror}", ""))
     independent = [_difference(outcome, first.name, second.name) for outcome, _ in singles]
     # Not a key of the issue's: independent deals with the estimator, where the deal control variate works.
     independent_adjusted = [_difference(outcome, first.name, second.name) for outcome in adjust(singles)]
@@ -99,6 +117,7 @@ def separation(*, mixed: bool, seats: int, blocks: int) -> dict[str, Any]:
                            for kind, (variance, per_unit, _) in variances.items()},
         "sessions_to_separate": {kind: sessions_needed(mean, variance, per_unit=per_unit)
                                  for kind, (variance, per_unit, _) in variances.items()},
+        "block_variance_by_term": _by_term(played, size, first.name, second.name),
         "sessions_played": len(singles) + len(played),
     }
 
