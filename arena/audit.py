@@ -5,8 +5,11 @@ Theory of operation: what `seka-arena replay --results DIR` checks, in order.
 
 1. The results file is a store of this schema, opened read-only (nothing in the folder changes).
 2. The commitment: the stored one equals the published one when it is given; once the secret is
-   revealed, its SHA-256 equals the commitment (with a deal book, the SHA-256 of the secret and of
-   the book's copy in the results folder, which equals the published book when one is given).
+   revealed, the SHA-256 of the secret, the deal book's copy in the results folder (which equals the
+   published book when one is given) and the stored value function equals the commitment
+   (`arena.storage.commitment_text`; a folder from before commitments bound the value function holds
+   none, and its commitment is of the secret and the book alone). A stored value function other than
+   the one this arena computes is noted: the adjusted standings it gives are not the committed ones.
 3. The plan: the stored definition, planned with the revealed secret (and its deal book), gives
    exactly the stored sessions (ids, seatings, blocks, mirrors and seeds); before the reveal,
    everything but the seeds, and one seed per block, unless a deal book gives the seeds.
@@ -32,7 +35,15 @@ from .engine import Rules, SessionEnded, SessionStarted, format_amount
 from .history import HistoryError
 from .replay import replay_file
 from .storage import SessionRecord, SessionStatus, Store, TournamentRecord, commitment_of
-from .tournament import BOOK_NAME, PlannedSession, TournamentConfigError, parse_config, plan
+from .tournament import (
+    BOOK_NAME,
+    PlannedSession,
+    TournamentConfigError,
+    commitment_binds,
+    parse_config,
+    plan,
+    value_function,
+)
 
 _SHOWN = 20
 """Sessions named in one kind of plan difference before the rest are counted."""
@@ -56,6 +67,10 @@ class Audit:
     unfinished: int
     problems: tuple[str, ...]
     """Every disagreement, one line each; empty when everything agrees."""
+    binds: str = ""
+    """What the commitment is the SHA-256 of, in words (`arena.tournament.commitment_binds`)."""
+    notes: tuple[str, ...] = ()
+    """What is worth knowing and is no disagreement (a value function other than this arena's)."""
 
     @property
     def ok(self) -> bool:
@@ -87,10 +102,19 @@ def audit_results(path: str | Path, *, commitment: str | None = None, deals: str
         problems.append(f"the stored commitment {record.commitment} is not the published one, {commitment}")
     book = _deal_book(record, folder, deals, problems)
     secret_checked = record.secret_revealed and book != _NO_BOOK
-    if secret_checked and commitment_of(record.secret, book if isinstance(book, str) else None) != record.commitment:
+    deals = book if isinstance(book, str) else None
+    binds = commitment_binds(record.value_function, deals or None)
+    if secret_checked and commitment_of(record.secret, deals, record.value_function) != record.commitment:
         problems.append(f"the revealed secret {'and deal book do' if book else 'does'} not hash to the commitment "
-                        f"{record.commitment}")
+                        f"{record.commitment}" + ("" if record.value_function is None else
+                                                  f" with the stored value function {record.value_function.name}"))
         secret_checked = False
+    notes = []
+    if record.value_function is not None and record.value_function != (ours := value_function()):
+        notes.append(f"the commitment binds the value function {record.value_function.name} (SHA-256 "
+                     f"{record.value_function.sha256}), and this seka-arena computes {ours.name} (SHA-256 "
+                     f"{ours.sha256}): the adjusted standings it gives are not the committed ones (the version that "
+                     "ran the tournament gives them)")
     rules = _check_plan(record, sessions, problems, book=folder / BOOK_NAME if book else None)
     secret_checked = secret_checked and not problems
     checked = 0
@@ -101,7 +125,7 @@ def audit_results(path: str | Path, *, commitment: str | None = None, deals: str
     # The plan is stored as play reaches it (its last session first): its size is the last position.
     planned = max((session.index for session in sessions), default=0)
     return Audit(folder, record.name, record.commitment, record.secret_revealed, secret_checked, planned,
-                 checked, planned - checked, tuple(problems))
+                 checked, planned - checked, tuple(problems), binds, tuple(notes))
 
 
 _NO_BOOK = ""

@@ -50,7 +50,6 @@ from .tournament import (
     recompute_results,
     run_sprt,
     standings_table,
-    value_function,
 )
 from .transport import BotSpec, TimeLimit, is_address, with_our_python
 
@@ -142,6 +141,8 @@ def _audit(results: Path, *, commitment: str | None, deals: str | None) -> int:
     print(f"{audit.folder}: tournament {audit.tournament}, {audit.planned} sessions planned, "
           f"{audit.planned - audit.unfinished} finished")
     published = " (the published one)" if commitment is not None else ""
+    if audit.tournament is not None:
+        print(f"Commitment: {audit.binds}")
     if audit.secret_checked:
         print(f"Commitment {audit.commitment}{published}: the revealed secret hashes to it, and every session's "
               "seating and seed follow from it and the definition")
@@ -153,6 +154,8 @@ def _audit(results: Path, *, commitment: str | None, deals: str | None) -> int:
               "(below)")
     print(f"{audit.checked} histories replayed: each against the rules and the cards its seed deals, and against "
           "the stored seed, bots, balances, winners and faults")
+    for note in audit.notes:
+        print(f"Note: {note}")
     for problem in audit.problems:
         print(f"  {problem}")
     if audit.problems:
@@ -326,11 +329,7 @@ def _run(args: argparse.Namespace) -> int:
                       f"{config.rules.pots_per_session} pots, {len(config.participants)} bots, "
                       f"tables of {config.table_size}, "
                       f"{'duplicate' if config.duplicate else 'independent'} deals, {runner.executor.describe()}")
-        what = "the secret" if config.deals is None else f"the secret and the deal book {config.deals.sha256[:12]}..."
-        console.print(f"Seed commitment (SHA-256 of {what}): {runner.commitment}", highlight=False)
-        value = value_function()
-        console.print(f"Value function of the adjusted results: {value['name']}, SHA-256 {value['sha256']}",
-                      highlight=False)
+        console.print(f"Seed commitment ({runner.commitment_binds}): {runner.commitment}", highlight=False)
         if runner.isolation_warning is not None:
             console.print(f"[bold yellow]Warning:[/] {escape(runner.isolation_warning)}", highlight=False)
         if (lowered := lowered_defaults_warning(runner.isolation)) is not None:

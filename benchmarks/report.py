@@ -29,8 +29,8 @@ from arena.engine import Action, Mix, SvaraAnswer, SvaraView, TurnView
 from arena.history import history_text
 from arena.policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
 from arena.report import write_report
-from arena.storage import Store
-from arena.tournament import commitment, parse_config, plan, write_results
+from arena.storage import Store, commitment_of
+from arena.tournament import parse_config, plan, value_function, write_results
 
 from .common import QUICK, Sizes
 
@@ -101,7 +101,8 @@ def build_results(folder: Path, *, sessions_per_table: int = SESSIONS_PER_TABLE)
     histories.mkdir(parents=True, exist_ok=True)
     with Store.open(folder / "tournament.sqlite") as store:
         store.init_tournament(name=config.name, definition=text, secret=config.seed,
-                              commitment=commitment(config.seed))
+                              commitment=commitment_of(config.seed, value_function=value_function()),
+                              value_function=value_function())
         store.record_plan(sessions)
         for session in sessions:
             seated = [_Timed(policies[name]) for name in session.table]

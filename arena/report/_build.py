@@ -10,7 +10,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..engine import format_amount
-from ..storage import FaultReason, SessionRecord
+from ..storage import COMMITMENT_FORM, FaultReason, SessionRecord, ValueFunction
 from ..tournament import BOOK_NAME
 from ._adjusted import adjusted_chip_rates
 from ._analysis import (
@@ -66,11 +66,10 @@ def write_report(folder: Path, *, out: Path | None = None, audience: Audience = 
 
 def _standings_page(site: Site, results: Results) -> Path:
     standings = results.standings
-    verify = None if standings.secret is None else f"printf %s {shlex.quote(standings.secret)} | sha256sum"
     book = results.folder / BOOK_NAME
-    if standings.secret is not None and book.is_file():  # the commitment binds the deal book too
-        verify = (f"printf '%s|deals|%s' {shlex.quote(standings.secret)} "
-                  f"\"$(sha256sum < {shlex.quote(str(book))} | cut -c1-64)\" | sha256sum")
+    bound = results.tournament.value_function  # the results file's: a standings.json from before named the code's
+    verify = None if standings.secret is None else commitment_check(standings.secret, bound,
+                                                                    book if book.is_file() else None)
     intervals = interval_chart([(row.name, row.rating, row.ci_low, row.ci_high) for row in standings.rows],
                                axis_label="Rating (Elo)", reference=1500.0)
     progress = rating_progress(results.finished)
@@ -81,10 +80,32 @@ def _standings_page(site: Site, results: Results) -> Path:
              for index, size in enumerate(progress.sessions)]
     adjusted = adjusted_chip_rates(results.folder, results.sessions)
     return site.render("standings.html", "index.html", standings=standings, source=results.standings_source,
-                       verify=verify, deals=book.is_file(), adjusted=adjusted, intervals=intervals,
+                       verify=verify, deals=book.is_file(), value_function=bound, adjusted=adjusted,
+                       intervals=intervals,
                        progress=lines, progress_table=table, names=names,
                        audit=f"seka-arena replay --results {shlex.quote(str(results.folder))} "
                              f"--commitment {shlex.quote(standings.seed_commitment)}")
+
+
+def commitment_check(secret: str, value_function: ValueFunction | None, book: Path | None) -> str:
+    """A shell line that prints the commitment of `secret` (with the deal book `book` and the value function,
+    as `arena.storage.commitment_text` joins them) for a reader to compare with the published one.
+
+    >>> commitment_check("s3cret", None, None)
+    'printf %s s3cret | sha256sum'
+    >>> line = commitment_check("s3cret", ValueFunction("hindsight/1", "a" * 64), None)
+    >>> line.startswith("printf 'seka-arena/2|q|%s|%s|deals|%s|%s' hindsight/1 aaaa")
+    True
+    >>> line.endswith(" - s3cret | sha256sum")
+    True
+    """
+    book_hash = None if book is None else f"\"$(sha256sum < {shlex.quote(str(book))} | cut -c1-64)\""
+    if value_function is not None:
+        return (f"printf '{COMMITMENT_FORM}|q|%s|%s|deals|%s|%s' {shlex.quote(value_function.name)} "
+                f"{value_function.sha256} {book_hash or '-'} {shlex.quote(secret)} | sha256sum")
+    if book_hash is not None:
+        return f"printf '%s|deals|%s' {shlex.quote(secret)} {book_hash} | sha256sum"
+    return f"printf %s {shlex.quote(secret)} | sha256sum"
 
 
 # --- the crosstable ------------------------------------------------------------------------------

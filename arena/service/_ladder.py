@@ -42,8 +42,10 @@ at a block, and tables planned then would only fail the same way.
 
 Deals come from a secret that changes every `secret_days` (a period, counted from the epoch in UTC):
 a block's seed is `block_seed` of the secret of the period it was planned in. Like a tournament's,
-each secret is committed before it is used (its SHA-256 is published from the period before: the
-next period's secret is drawn whenever the current one is) and revealed once its period is over
+each secret is committed before it is used (its commitment, which binds the value function of the
+adjusted results the tables are chosen from as well, is published from the period before: the next
+period's secret is drawn whenever the current one is, and the value function the service computes
+then is stored with it) and revealed once its period is over
 and every block dealt from it has been played (`ladder_secrets`, `GET /api/ladder`); anyone can
 then re-derive every deal of that period, and no page shows a ladder session's seed before.
 """
@@ -67,8 +69,8 @@ from ..engine import Amount, ArenaError
 from ..history import live_history, write_history, write_resources
 from ..match import public_session_id, run_session
 from ..ratings import ELO_PER_NAT, PairResults, RatingError, bradley_terry_pairs, session_terms
-from ..storage import FaultReason, StorageError, is_disk_full, make_way_for_replay
-from ..tournament import arena_launch_failure, block_seed, commitment, mirrors
+from ..storage import FaultReason, StorageError, ValueFunction, commitment_of, is_disk_full, make_way_for_replay
+from ..tournament import arena_launch_failure, block_seed, mirrors, value_function
 from . import _challenges
 from ._service import Service
 from ._store import ChallengeSession, LadderFailure, LadderProgress, LadderSession, ServiceStore, from_iso, iso
@@ -83,6 +85,9 @@ _DRAWS = 100
 """Tries at drawing an allowed table uniformly before one is built author by author."""
 _SECRET_PREFIX = "ladder_secret:"
 """The store keeps each period's secret under this prefix and the period's start (ISO 8601 UTC)."""
+_VALUE_FUNCTION_PREFIX = "ladder_value_function:"
+"""… and the value function its commitment binds, `<name> <hex SHA-256>`, under this one (none for a secret
+drawn before commitments bound one: its commitment is the SHA-256 of the secret alone)."""
 _IDLE = 30.0
 _DOUBLINGS = 4
 """A failing block's wait doubles this many times at most: 30 s grows to 8 min by default."""
@@ -248,8 +253,11 @@ def period_secret(store: ServiceStore, days: int, at: float) -> str:
     """The deal secret of the period holding `at`, drawn on first use together with the next period's
     (whose commitment is so published a whole period before it deals a card)."""
     start, end = secret_period(days, at)
-    store.secret(_SECRET_PREFIX + iso(end))
-    return store.secret(_SECRET_PREFIX + iso(start))
+    q = value_function()
+    for period in (end, start):  # each with the value function its commitment binds, stored as it is drawn
+        secret = store.secret(_SECRET_PREFIX + iso(period),
+                              beside={_VALUE_FUNCTION_PREFIX + iso(period): f"{q.name} {q.sha256}"})
+    return secret
 
 
 @dataclass(frozen=True)
@@ -259,12 +267,16 @@ class LadderSecret:
     start: str
     end: str
     commitment: str
-    """SHA-256 of the secret (`arena.tournament.commitment`), published before the period starts."""
+    """The commitment of the secret and the value function (`arena.storage.commitment_of`), published before
+    the period starts."""
+    value_function: ValueFunction | None
+    """The value function the commitment binds; None for a secret drawn before commitments bound one."""
     secret: str | None
     """None until the period is over and every block planned in it is finished."""
 
-    def as_json(self) -> dict[str, str | None]:
-        return {"start": self.start, "end": self.end, "commitment": self.commitment, "secret": self.secret}
+    def as_json(self) -> dict[str, str | dict[str, str] | None]:
+        return {"start": self.start, "end": self.end, "commitment": self.commitment, "secret": self.secret,
+                "value_function": None if self.value_function is None else self.value_function.as_json()}
 
 
 def progress_line(progress: LadderProgress) -> str:
@@ -286,11 +298,16 @@ def ladder_secrets(store: ServiceStore, days: int) -> list[LadderSecret]:
     unfinished = {secret_period(days, from_iso(session.created_at))[0]
                   for session in store.ladder_sessions(unfinished=True)}
     shown = []
+    bound = {key.removeprefix(_VALUE_FUNCTION_PREFIX): ValueFunction(*value.split(" "))
+             for key, value in store.settings_under(_VALUE_FUNCTION_PREFIX).items()}
     for key, secret in store.settings_under(_SECRET_PREFIX).items():
-        start = from_iso(key.removeprefix(_SECRET_PREFIX))
+        period = key.removeprefix(_SECRET_PREFIX)
+        start = from_iso(period)
         end = secret_period(days, start)[1]
         revealed = end <= now and start not in unfinished
-        shown.append(LadderSecret(iso(start), iso(end), commitment(secret), secret if revealed else None))
+        q = bound.get(period)
+        shown.append(LadderSecret(iso(start), iso(end), commitment_of(secret, None, q), q,
+                                  secret if revealed else None))
     return shown[::-1]
 
 

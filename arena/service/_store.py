@@ -787,11 +787,15 @@ class ServiceStore:
                           (len(prefix), prefix))
         return {str(row["key"]): str(row["value"]) for row in rows}
 
-    def secret(self, key: str) -> str:
-        """A random secret stored under `key` on first use (the ladder's deals derive from one)."""
+    def secret(self, key: str, *, beside: Mapping[str, str] | None = None) -> str:
+        """A random secret stored under `key` on first use (the ladder's deals derive from one), and with it,
+        in the same transaction, the settings `beside` (what its commitment binds besides it)."""
         with self._write(f"drawing {key}") as connection:
-            connection.execute("INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)",
-                               (key, secrets.token_hex(16)))
+            drawn = connection.execute("INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)",
+                                       (key, secrets.token_hex(16))).rowcount == 1
+            if drawn:
+                connection.executemany("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                                       list((beside or {}).items()))
             return str(connection.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()[0])
 
     # --- the ladder ----------------------------------------------------------------------------

@@ -28,13 +28,16 @@ from ._folder import write_atomically as write_atomically
 from ._migrations import MIGRATIONS as MIGRATIONS
 from ._migrations import Migration as Migration
 from ._migrations import apply_migrations as apply_migrations
+from ._store import COMMITMENT_FORM as COMMITMENT_FORM
 from ._store import FaultReason as FaultReason
 from ._store import PlannedLike as PlannedLike
 from ._store import SessionRecord as SessionRecord
 from ._store import SessionStatus as SessionStatus
 from ._store import Store as Store
 from ._store import TournamentRecord as TournamentRecord
+from ._store import ValueFunction as ValueFunction
 from ._store import commitment_of as commitment_of
+from ._store import commitment_text as commitment_text
 from ._transactions import write_transaction as write_transaction
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

@@ -129,10 +129,11 @@ def verify_schema(connection: sqlite3.Connection, where: str, kind: StoreKind, *
     unknown = sorted(set(applied) - set(known))
     if unknown:
         raise StorageError(f"the database was written by a newer seka-arena: unknown migrations {', '.join(unknown)}")
-    if applied != known:
+    if applied != known and not (applied == known[:len(applied)]
+                                 and all(migration.read_without for migration in kind.migrations[len(applied):])):
         raise StorageError(f"{where} was written by an older seka-arena: open it once where it can be written, "
                            "to bring its schema up to date")
-    reference, found = _reference_schema(kind.migrations), _schema(connection)
+    reference, found = _reference_schema(kind.migrations[:len(applied)]), _schema(connection)
     differs = sorted(name for name in reference.keys() | found.keys() if reference.get(name) != found.get(name))
     if differs:
         raise StorageError(f"{where} is not a seka-arena {kind.name} of this schema (differs in: "

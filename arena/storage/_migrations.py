@@ -17,6 +17,9 @@ class Migration:
     """Unique and ordered (`0001_...`); recorded in the `migrations` table once applied."""
     statements: tuple[str, ...]
     """SQL statements run in order inside the migration's transaction."""
+    read_without: bool = False
+    """A file opened read-only may lack it, with every migration after it: it only adds columns, which such a
+    file reads as NULL (so a results folder an older version wrote is checked where it cannot be written)."""
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -80,6 +83,16 @@ MIGRATIONS: tuple[Migration, ...] = (
             # bot could search for through them if it were weak. Files from before get one when next opened.
             "ALTER TABLE tournament ADD COLUMN session_key TEXT",
         ),
+    ),
+    Migration(
+        "0004_value_function",
+        (
+            # The value function of the adjusted results, which the commitment binds since (its form 2);
+            # NULL in a file from before, whose commitment is of the secret and the deal book alone.
+            "ALTER TABLE tournament ADD COLUMN value_function TEXT",
+            "ALTER TABLE tournament ADD COLUMN value_function_sha256 TEXT",
+        ),
+        read_without=True,
     ),
 )
 """The schema, oldest first."""

@@ -89,6 +89,8 @@ class TournamentRecord:
     session_key: str | None = field(default=None, repr=False)
     """The key of the session ids bots are told (`arena.match.public_session_id`): random, drawn when the
     tournament is stored, never revealed (kept out of repr); None only in a file from before it was kept."""
+    value_function: ValueFunction | None = None
+    """The value function the commitment binds (form 2); None in a file from before it did (form 1)."""
 
     @property
     def public_secret(self) -> str | None:
@@ -135,17 +137,59 @@ class FaultReason:
     """The sessions they happened in (read back from the store)."""
 
 
-def commitment_of(secret: str, deals_sha256: str | None = None) -> str:
-    """The seed commitment: the hex SHA-256 of the secret's UTF-8, or, for a tournament that deals
-    from a deal book, of `<secret>|deals|<the book's hex SHA-256>` (docs/tournaments.md).
+@dataclass(frozen=True)
+class ValueFunction:
+    """The value function Q of the adjusted results (docs/ratings.md) as a commitment binds it."""
 
-    >>> commitment_of("abc")
+    name: str
+    """Its identity (`arena.ratings.VALUE_FUNCTION`), e.g. `hindsight/1`."""
+    sha256: str
+    """Its fingerprint: the hex SHA-256 of its values along fixed sessions (`arena.ratings.value_function_digest`)."""
+
+    def __post_init__(self) -> None:
+        # The commitment's text separates its fields with |: a name holding one could be read two ways.
+        if not self.name or "|" in self.name or len(self.sha256) != 64 or self.sha256.strip("0123456789abcdef"):
+            raise ValueError(f"not a value function's name and hex SHA-256: {self.name!r}, {self.sha256!r}")
+
+    def as_json(self) -> dict[str, str]:
+        return {"name": self.name, "sha256": self.sha256}
+
+
+COMMITMENT_FORM = "seka-arena/2"
+"""The first field of a commitment's text since it binds the value function (form 2)."""
+
+
+def commitment_text(secret: str, deals_sha256: str | None = None,
+                    value_function: ValueFunction | None = None) -> str:
+    """What a seed commitment is the SHA-256 of (docs/tournaments.md, "Re-deriving every deal", step 2).
+
+    Form 2, with the value function of the adjusted results: `seka-arena/2|q|<Q's name>|<Q's hex
+    SHA-256>|deals|<the deal book's hex SHA-256, or ->|<secret>`, the secret last (it may hold any
+    character; every field before it is fixed). Form 1, of results folders from before Q was committed
+    (`value_function` None): the secret, or `<secret>|deals|<the book's hex SHA-256>`.
+
+    >>> commitment_text("abc", value_function=ValueFunction("hindsight/1", "0" * 64))[:40]
+    'seka-arena/2|q|hindsight/1|0000000000000'
+    >>> commitment_text("abc", "f" * 64)[:12]
+    'abc|deals|ff'
+    """
+    if value_function is not None:
+        return (f"{COMMITMENT_FORM}|q|{value_function.name}|{value_function.sha256}|deals|{deals_sha256 or '-'}|"
+                f"{secret}")
+    return secret if deals_sha256 is None else f"{secret}|deals|{deals_sha256}"
+
+
+def commitment_of(secret: str, deals_sha256: str | None = None, value_function: ValueFunction | None = None) -> str:
+    """The seed commitment, published before the first session: the hex SHA-256 of `commitment_text`'s UTF-8.
+
+    >>> commitment_of("abc")  # form 1: printf %s abc | sha256sum
     'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
     >>> commitment_of("abc", "0" * 64)  # printf '%s|deals|%s' abc 000...000 | sha256sum
     '92b45f826b9236bd0a3f430f47f7e7b7a6a54682c640da17db7d30c3a2bf530b'
+    >>> commitment_of("abc", value_function=ValueFunction("hindsight/1", "0" * 64)) != commitment_of("abc")
+    True
     """
-    committed = secret if deals_sha256 is None else f"{secret}|deals|{deals_sha256}"
-    return hashlib.sha256(committed.encode("utf-8")).hexdigest()
+    return hashlib.sha256(commitment_text(secret, deals_sha256, value_function).encode("utf-8")).hexdigest()
 
 
 def _iso(seconds: float) -> str:
@@ -281,7 +325,8 @@ class Store:
     # --- the tournament ------------------------------------------------------------------------
 
     def init_tournament(self, *, name: str, definition: str, secret: str, commitment: str,
-                        may_change: Collection[str] = (), deals_sha256: str | None = None) -> TournamentRecord:
+                        may_change: Collection[str] = (), deals_sha256: str | None = None,
+                        value_function: ValueFunction | None = None) -> TournamentRecord:
         """Record the tournament before its first session, or check a resumed one against the record.
 
         On a fresh file this stores everything given, and draws the tournament's `session_key`. On a
@@ -292,23 +337,27 @@ class Store:
         Args:
             definition: the YAML text; a resume matches when it means the same (comments and
                 layout may differ).
-            commitment: `commitment_of(secret, deals_sha256)`.
+            commitment: `commitment_of(secret, deals_sha256, value_function)`.
             may_change: top-level keys of the definition a resumed run may change (they change no result).
             deals_sha256: the SHA-256 of the tournament's deal book, if it deals from one.
+            value_function: the value function of the adjusted results, stored and bound by the commitment
+                (a resumed record keeps its own, or none if it predates them: the caller compares).
 
         Raises:
             DefinitionMismatchError: the file holds another tournament, or this one defined differently.
             StorageError: `commitment` is not the commitment of `secret` (and the deal book).
         """
-        if commitment_of(secret, deals_sha256) != commitment:
-            raise StorageError("the commitment is not the SHA-256 of the secret (and the deal book)")
+        if commitment_of(secret, deals_sha256, value_function) != commitment:
+            raise StorageError("the commitment is not the SHA-256 of the secret (and the deal book and value function)")
         with self._write("storing the tournament") as connection:
             row = connection.execute("SELECT name, definition FROM tournament WHERE id = 1").fetchone()
             if row is None:
                 connection.execute(
-                    "INSERT INTO tournament (id, name, definition, commitment, secret, created_at, session_key) "
-                    "VALUES (1, ?, ?, ?, ?, ?, ?)",
-                    (name, definition, commitment, secret, _iso(self._clock()), secrets.token_hex(32)),
+                    "INSERT INTO tournament (id, name, definition, commitment, secret, created_at, session_key, "
+                    "value_function, value_function_sha256) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (name, definition, commitment, secret, _iso(self._clock()), secrets.token_hex(32),
+                     None if value_function is None else value_function.name,
+                     None if value_function is None else value_function.sha256),
                 )
             else:
                 stored_name, stored_definition = row
@@ -344,6 +393,9 @@ class Store:
             created_at=row["created_at"],
             finished_at=row["finished_at"],
             session_key=row["session_key"],
+            # None too in a file from before, opened read-only without the column (`Migration.read_without`).
+            value_function=(None if row.keys().count("value_function") == 0 or row["value_function"] is None
+                            else ValueFunction(row["value_function"], row["value_function_sha256"])),
         )
 
     def reveal_secret(self, *, force: bool = False) -> str:

@@ -35,6 +35,7 @@ from ._runner import Progress as Progress
 from ._runner import TournamentResults as TournamentResults
 from ._runner import TournamentRunner as TournamentRunner
 from ._runner import arena_launch_failure as arena_launch_failure
+from ._runner import commitment_binds as commitment_binds
 from ._runner import live_folder as live_folder
 from ._runner import pairwise_scores as pairwise_scores
 from ._runner import recompute_results as recompute_results
@@ -46,7 +47,6 @@ from ._schedule import Format as Format
 from ._schedule import Plan as Plan
 from ._schedule import PlannedSession as PlannedSession
 from ._schedule import block_seed as block_seed
-from ._schedule import commitment as commitment
 from ._schedule import mirrors as mirrors
 from ._schedule import plan as plan
 from ._schedule import tables as tables

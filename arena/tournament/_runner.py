@@ -65,6 +65,8 @@ from ..storage import (
     StorageError,
     Store,
     TournamentRecord,
+    ValueFunction,
+    commitment_of,
     discard_partial_files,
     make_way_for_replay,
     write_atomically,
@@ -73,7 +75,7 @@ from ..transport import BotSpec
 from ._config import RESULT_NEUTRAL, BotProcesses, Participant, TournamentConfig
 from ._deals import BOOK_NAME, DealBook
 from ._loader import load_config
-from ._schedule import Plan, PlannedSession, block_size, commitment, plan
+from ._schedule import Plan, PlannedSession, block_size, plan
 
 # Seconds between looks at the event loop's lateness, and the least lateness worth a warning (at
 # least a tenth of the shortest decision limit).
@@ -199,7 +201,7 @@ def _outcome(record: SessionRecord) -> SessionOutcome:
 def _keep_deal_book(directory: Path, book: DealBook, record: TournamentRecord) -> None:
     """Check that a resumed tournament's deal book is the one it began with (the commitment binds it),
     and keep a copy with the results for `replay --results` (written once: never replaced)."""
-    if commitment(record.secret, book.sha256) != record.commitment:
+    if commitment_of(record.secret, book.sha256, record.value_function) != record.commitment:
         raise ArenaError(f"the deal book {book.path} is not the one this tournament began with (its SHA-256 "
                          f"{book.sha256} is not in the commitment {record.commitment}): restore that book to resume")
     try:
@@ -264,12 +266,16 @@ class TournamentRunner:
                 if self.store.tournament() is None:
                     self._refuse_orphaned_histories(database)
                 deals = config.deals.sha256 if config.deals is not None else None
+                q = value_function()
                 record = self.store.init_tournament(name=config.name, definition=config.source, secret=config.seed,
-                                                    commitment=commitment(config.seed, deals), deals_sha256=deals,
-                                                    may_change=RESULT_NEUTRAL)
+                                                    commitment=commitment_of(config.seed, deals, q),
+                                                    deals_sha256=deals, may_change=RESULT_NEUTRAL, value_function=q)
+                _verify_value_function(record, q)
                 if config.deals is not None:
                     _keep_deal_book(self.directory, config.deals, record)
                 self.commitment = record.commitment
+                self.commitment_binds = commitment_binds(record.value_function, deals)
+                """What the commitment is the SHA-256 of, in words, for the run's output."""
                 assert record.session_key is not None  # drawn by init_tournament
                 self.session_key = record.session_key
                 """The key of the session ids bots are told: random, stored with the results, never the secret."""
@@ -544,7 +550,7 @@ def tournament_results(store: Store, *, resamples: int = RESAMPLES) -> Tournamen
         "complete": complete,
         "sessions": len(records),
         "seed_commitment": tournament.commitment,
-        "value_function": value_function(),
+        "value_function": None if tournament.value_function is None else tournament.value_function.as_json(),
         "secret": tournament.secret if complete or tournament.secret_revealed else None,
         "isolation": levels,
         "warnings": warnings,
@@ -604,10 +610,40 @@ def recompute_results(path: Path, *, write: bool = True,
             lock.release()
 
 
-def value_function() -> dict[str, str]:
-    """The value function of the adjusted results, named and fingerprinted (docs/ratings.md): published with
-    the seed commitment before the first session, so it cannot be chosen after the results."""
-    return {"name": VALUE_FUNCTION, "sha256": value_function_digest()}
+def value_function() -> ValueFunction:
+    """The value function of the adjusted results, named and fingerprinted (docs/ratings.md): bound by the
+    seed commitment before the first session, so it cannot be chosen after the results."""
+    return ValueFunction(VALUE_FUNCTION, value_function_digest())
+
+
+def commitment_binds(value_function: ValueFunction | None, deals_sha256: str | None) -> str:
+    """What a seed commitment is the SHA-256 of, in words (`arena.storage.commitment_text` gives the text).
+
+    >>> from arena.storage import ValueFunction
+    >>> commitment_binds(ValueFunction("hindsight/1", "ab" * 32), None)
+    'SHA-256 of the secret and the value function hindsight/1 (SHA-256 abababababab...)'
+    >>> commitment_binds(None, "cd" * 32)
+    'SHA-256 of the secret and the deal book cdcdcdcdcdcd... (made before commitments bound the value function)'
+    """
+    what = ["the secret"]
+    if deals_sha256 is not None:
+        what.append(f"the deal book {deals_sha256[:12]}...")
+    if value_function is not None:
+        what.append(f"the value function {value_function.name} (SHA-256 {value_function.sha256[:12]}...)")
+    text = f"SHA-256 of {', '.join(what[:-1])} and {what[-1]}" if len(what) > 1 else "SHA-256 of the secret"
+    return text if value_function is not None else f"{text} (made before commitments bound the value function)"
+
+
+def _verify_value_function(record: TournamentRecord, q: ValueFunction) -> None:
+    """Refuse to resume a tournament whose commitment binds another value function than this arena's `q`:
+    its adjusted results would not be the committed ones. One from before the commitment bound any (form 1)
+    resumes as it began."""
+    if record.value_function is not None and record.value_function != q:
+        committed = record.value_function
+        raise ArenaError(f"this tournament's commitment binds the value function {committed.name} (SHA-256 "
+                         f"{committed.sha256}), and this seka-arena computes {q.name} (SHA-256 {q.sha256}): "
+                         "its adjusted results would not be the committed ones; resume it with the seka-arena "
+                         "version it began with")
 
 
 def _standing_json(row: Standing, faults: Counter[str], reasons: Sequence[FaultReason],

@@ -32,7 +32,8 @@ Theory of operation:
   every table about equally far along.
 - Seeds. The tournament secret (the `seed` of the definition) keys an HMAC-SHA256 of
   `block|<names of the base seating, comma-separated>|<block number within the table>`; its hex
-  digest is the deal seed of every session of that block. `commitment(secret)` (SHA-256) is
+  digest is the deal seed of every session of that block. Its commitment
+  (`arena.storage.commitment_of`, which binds the deal book and the value function too) is
   published before the first session and the secret after the last, so anyone can check that the
   deals were fixed in advance and not chosen.
 - Deal books. With `deals: FILE` block b of the plan (`b0001` is 1) deals from the book's b-th
@@ -54,8 +55,6 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, overload
-
-from ..storage import commitment_of
 
 if TYPE_CHECKING:
     from ._config import TournamentConfig
@@ -86,16 +85,6 @@ class PlannedSession:
     """The session's deal seed (hex), the same for every session of the block."""
     mirror: int
     """Which seating of the block this is, from 0 (the base seating)."""
-
-
-def commitment(secret: str, deals_sha256: str | None = None) -> str:
-    """The seed commitment, published before the first session: the SHA-256 hex digest of the
-    tournament secret, or with a deal book, of the secret and the book's SHA-256 (`commitment_of`).
-
-    >>> commitment("abc")
-    'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
-    """
-    return commitment_of(secret, deals_sha256)
 
 
 def block_seed(secret: str, table: Sequence[str], block_number: int) -> str:

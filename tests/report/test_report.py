@@ -4,8 +4,10 @@ pages are well formed, nothing reaches the network, every link resolves, and hos
 from __future__ import annotations
 
 import csv
+import html
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -54,7 +56,12 @@ def test_the_standings_page_shows_the_numbers_of_standings_json(played: tuple[Pa
     assert any(row["faults"] for row in document["standings"]), "the illegal bot's faults must show"
     page = (results / "report" / "index.html").read_text()
     assert document["seed_commitment"] in page
-    assert document["secret"] and f"printf %s {document['secret']} | sha256sum" in page
+    # The one-line check, run as printed, gives the commitment, which binds the value function shown beside it.
+    assert document["secret"] and document["value_function"]["name"] in page
+    check = html.unescape(page.split('id="verify-command">', 1)[1].split("</code>", 1)[0])
+    assert document["value_function"]["sha256"] in check and document["secret"] in check
+    printed = subprocess.run(["bash", "-c", check], capture_output=True, text=True, check=True).stdout
+    assert printed.split()[0] == document["seed_commitment"]
 
 
 def test_the_standings_page_shows_each_bots_adjusted_chip_rate_beside_the_raw_one(played: tuple[Path, str]) -> None:

@@ -24,6 +24,7 @@ import trio
 from arena.engine import profile
 from arena.history import read_history
 from arena.isolation import Isolation
+from arena.ratings import VALUE_FUNCTION, value_function_digest
 from arena.service import (
     Author,
     Ladder,
@@ -457,7 +458,11 @@ async def test_the_ladders_secret_changes_each_period_committed_before_and_revea
         ("2026-03-04T00:00:00+00:00", False), ("2026-03-03T00:00:00+00:00", False),
         ("2026-03-02T00:00:00+00:00", True)]
     revealed = shown[-1]["secret"]
-    assert revealed is not None and hashlib.sha256(revealed.encode()).hexdigest() == committed[1]["commitment"]
+    # The commitment binds the value function the ladder chooses tables with (docs/tournaments.md, step 2).
+    q = committed[1]["value_function"]
+    assert q == {"name": VALUE_FUNCTION, "sha256": value_function_digest()}
+    text = f"seka-arena/2|q|{q['name']}|{q['sha256']}|deals|-|{revealed}"
+    assert revealed is not None and hashlib.sha256(text.encode()).hexdigest() == committed[1]["commitment"]
     # Anyone can now re-derive the seed of every session of that period, and the seeds of the next
     # period's blocks are another secret's.
     for block in (first, second, third):
@@ -470,6 +475,11 @@ async def test_the_ladders_secret_changes_each_period_committed_before_and_revea
     await play(third)
     now[0] = from_iso("2026-03-04T00:00:00+00:00")
     assert [s["secret"] is not None for s in await secrets()] == [False, True, True]
+    # A secret a service drew before the commitment bound the value function: none shown, and its commitment
+    # stays the SHA-256 of the secret alone (form 1).
+    service.store.set_setting("ladder_secret:2026-03-01T00:00:00+00:00", "5e" * 16)
+    old = (await secrets())[-1]
+    assert old["value_function"] is None and old["commitment"] == hashlib.sha256(("5e" * 16).encode()).hexdigest()
     service.store.close()
 
 

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.storage import MIGRATIONS, Migration, StorageError, Store, apply_migrations
-from arena.tournament import commitment
+from arena.storage import MIGRATIONS, Migration, StorageError, Store, apply_migrations, commitment_of
 
 
 def now() -> str:
@@ -95,13 +94,14 @@ def test_a_results_file_from_before_session_keys_gets_a_random_one_when_its_tour
     apply_migrations(connection, MIGRATIONS[:2], now=now)
     secret = "0f" * 16
     connection.execute("INSERT INTO tournament (id, name, definition, commitment, secret, created_at) "
-                       "VALUES (1, 'old', 'name: old', ?, ?, 'then')", (commitment(secret), secret))
+                       "VALUES (1, 'old', 'name: old', ?, ?, 'then')", (commitment_of(secret), secret))
     connection.close()
     with Store.open(path) as store:
         before = store.tournament()
         assert before is not None and before.session_key is None
         key = store.init_tournament(name="old", definition="name: old", secret=secret,
-                                    commitment=commitment(secret)).session_key
+                                    commitment=commitment_of(secret)).session_key
         assert key is not None and re.fullmatch(r"[0-9a-f]{64}", key) and secret not in key
-        again = store.init_tournament(name="old", definition="name: old", secret=secret, commitment=commitment(secret))
+        again = store.init_tournament(name="old", definition="name: old", secret=secret,
+                                      commitment=commitment_of(secret))
         assert again.session_key == key  # kept: a resumed run tells the bots the same ids

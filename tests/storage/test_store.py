@@ -16,8 +16,16 @@ from pathlib import Path
 import pytest
 
 from arena.engine import Fault
-from arena.storage import DefinitionMismatchError, DiskFullError, FaultReason, SessionStatus, StorageError, Store
-from arena.tournament import commitment, parse_config, plan
+from arena.storage import (
+    DefinitionMismatchError,
+    DiskFullError,
+    FaultReason,
+    SessionStatus,
+    StorageError,
+    Store,
+    commitment_of,
+)
+from arena.tournament import parse_config, plan
 
 from .._tmpfs import remount, tmpfs
 
@@ -42,7 +50,7 @@ def opened(tmp_path: Path) -> Store:
     store = Store.open(tmp_path / "results" / "stored.db", clock=fake_clock)
     config = parse_config(DEFINITION)
     store.init_tournament(name=config.name, definition=config.source, secret=config.seed,
-                          commitment=commitment(config.seed))
+                          commitment=commitment_of(config.seed))
     store.record_plan(plan(config))
     return store
 
@@ -51,7 +59,7 @@ def test_the_tournament_record_and_idempotent_reopen(tmp_path: Path) -> None:
     store = opened(tmp_path)
     record = store.tournament()
     assert record is not None
-    assert (record.name, record.definition, record.commitment) == ("stored", DEFINITION, commitment(SECRET))
+    assert (record.name, record.definition, record.commitment) == ("stored", DEFINITION, commitment_of(SECRET))
     assert (record.secret, record.secret_revealed, record.public_secret) == (SECRET, False, None)
     assert SECRET not in repr(record)
     assert record.created_at == "2023-11-14T22:13:20.000+00:00" and record.finished_at is None
@@ -61,7 +69,7 @@ def test_the_tournament_record_and_idempotent_reopen(tmp_path: Path) -> None:
     again = Store.open(tmp_path / "results" / "stored.db")
     relaid = "# same tournament, new comments\n" + DEFINITION.replace(f"seed: {SECRET}\n",
                                                                       f"seed:   {SECRET}   # kept\n")
-    resumed = again.init_tournament(name="stored", definition=relaid, secret="other", commitment=commitment("other"))
+    resumed = again.init_tournament(name="stored", definition=relaid, secret="other", commitment=commitment_of("other"))
     assert resumed.secret == SECRET and resumed.definition == DEFINITION
     again.record_plan(plan(parse_config(DEFINITION)))  # the same plan again: nothing changes
     assert len(again.sessions()) == 6
@@ -72,9 +80,9 @@ def test_a_changed_definition_or_plan_is_refused(tmp_path: Path) -> None:
     store = opened(tmp_path)
     with pytest.raises(DefinitionMismatchError, match=r"another definition \(changed: participants, table_size\)"):
         store.init_tournament(name="stored", definition=DEFINITION.replace('  - {name: c, address: "h:3"}\n', "")
-                              + "table_size: 2\n", secret=SECRET, commitment=commitment(SECRET))
+                              + "table_size: 2\n", secret=SECRET, commitment=commitment_of(SECRET))
     with pytest.raises(DefinitionMismatchError, match="holds tournament 'stored', not 'other'"):
-        store.init_tournament(name="other", definition=DEFINITION, secret=SECRET, commitment=commitment(SECRET))
+        store.init_tournament(name="other", definition=DEFINITION, secret=SECRET, commitment=commitment_of(SECRET))
     with pytest.raises(DefinitionMismatchError, match="another plan \\(first difference: s0001\\)"):
         store.record_plan(plan(parse_config(DEFINITION.replace(SECRET, "d67e2e944994496c8d8ec76eed0cf9f0"))))
     with pytest.raises(StorageError, match="commitment is not the SHA-256"):
@@ -83,7 +91,7 @@ def test_a_changed_definition_or_plan_is_refused(tmp_path: Path) -> None:
 
 def test_a_plan_stored_in_parts_is_checked_part_by_part(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "parts.db", clock=fake_clock)
-    store.init_tournament(name="stored", definition=DEFINITION, secret=SECRET, commitment=commitment(SECRET))
+    store.init_tournament(name="stored", definition=DEFINITION, secret=SECRET, commitment=commitment_of(SECRET))
     planned = plan(parse_config(DEFINITION))
     store.record_plan([planned[-1]], total=6)  # the last session first, as the runner does
     store.record_plan(planned[0:2], total=6)
@@ -226,7 +234,8 @@ WRITER = """
 import sys
 from fractions import Fraction
 from arena.storage import Store
-from arena.tournament import commitment, parse_config, plan
+from arena.storage import commitment_of
+from arena.tournament import parse_config, plan
 
 names = ["bot%d" % i for i in range(12)]
 definition = "name: killed\\nparticipants:\\n" + "".join(
@@ -234,7 +243,7 @@ definition = "name: killed\\nparticipants:\\n" + "".join(
 ) + "sessions_per_table: 10\\nseed: 8254c329a92850f6d539dd376f4816ee\\n"
 config = parse_config(definition)
 store = Store.open(sys.argv[1])
-store.init_tournament(name="killed", definition=definition, secret="k", commitment=commitment("k"))
+store.init_tournament(name="killed", definition=definition, secret="k", commitment=commitment_of("k"))
 store.record_plan(plan(config))
 print("planned", flush=True)
 for n, session in enumerate(store.unfinished(), 1):

@@ -12,7 +12,8 @@ import pytest
 
 from arena.cli import main
 from arena.history import read_history, read_resources, resources_path
-from arena.tournament import commitment
+from arena.storage import commitment_of
+from arena.tournament import value_function
 
 from .._histories import unshown_deal
 from ._support import SECRET, copy_finished
@@ -131,13 +132,14 @@ def test_every_kind_of_tampering_is_caught_and_named(finished: Path, tmp_path: P
 
 def test_an_untouched_tournament_agrees_in_every_respect(finished: Path, capsys: pytest.CaptureFixture[str]) -> None:
     results = finished / "out" / "results" / "small"
-    assert main(["replay", "--results", str(results), "--commitment", commitment(SECRET)]) == 0
+    committed = commitment_of(SECRET, None, value_function())
+    assert main(["replay", "--results", str(results), "--commitment", committed]) == 0
     out = capsys.readouterr().out
     assert "tournament small, 6 sessions planned, 6 finished" in out
-    assert f"Commitment {commitment(SECRET)} (the published one): the revealed secret hashes to it" in out
+    assert f"Commitment {committed} (the published one): the revealed secret hashes to it" in out
     assert "6 histories replayed" in out and out.endswith("Everything agrees.\n")
     assert main(["replay", "--results", str(results / "tournament.sqlite"), "--commitment", "0" * 64]) == 1
-    assert f"the stored commitment {commitment(SECRET)} is not the published one" in capsys.readouterr().out
+    assert f"the stored commitment {committed} is not the published one" in capsys.readouterr().out
 
 
 def test_before_the_reveal_the_seeds_are_said_to_be_unchecked(finished: Path, tmp_path: Path,

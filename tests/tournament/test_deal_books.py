@@ -18,14 +18,15 @@ import pytest
 
 from arena.cli import main
 from arena.history import read_history
+from arena.storage import commitment_of
 from arena.tournament import (
     BOOK_NAME,
     MAX_DEALS,
     TournamentConfigError,
-    commitment,
     make_deal_book,
     parse_config,
     plan,
+    value_function,
 )
 
 from ..sdk._launch import RunningBot, launched
@@ -92,17 +93,18 @@ def test_two_tournaments_that_name_one_book_meet_the_same_deals(field: list[Runn
     dealt = []
     for definition in (first, second):
         assert main(["run", str(definition), "--out", str(tmp_path / "out"), "--no-report"]) == 0
-        out = capsys.readouterr().out
+        out = " ".join(capsys.readouterr().out.split())  # the console wraps long lines
         results = tmp_path / "out" / "results" / definition.stem
         secret = str(parse_config(definition.read_text(), base_dir=tmp_path).seed)
         book_hash = hashlib.sha256(book.read_bytes()).hexdigest()
-        assert f"SHA-256 of the secret and the deal book {book_hash[:12]}" in out
-        assert f": {commitment(secret, book_hash)}" in out and commitment(secret, book_hash) != commitment(secret)
+        assert f"SHA-256 of the secret, the deal book {book_hash[:12]}... and the value function" in out
+        committed = commitment_of(secret, book_hash, value_function())
+        assert f": {committed}" in out and committed != commitment_of(secret, None, value_function())
         assert (results / BOOK_NAME).read_bytes() == book.read_bytes()
         stored = rows(results)
         assert [row["seed"] for row in stored] == [seed for seed in seeds for _ in range(2)]  # block b: seed b
         assert main(["replay", "--results", str(results), "--deals", str(book),
-                     "--commitment", commitment(secret, book_hash)]) == 0, capsys.readouterr().out
+                     "--commitment", committed]) == 0, capsys.readouterr().out
         assert "Everything agrees." in capsys.readouterr().out
         dealt.append(_deals_by_block(results))
     assert dealt[0] == dealt[1] and len(dealt[0]) == 3

@@ -34,8 +34,9 @@ from arena.engine import (
 )
 from arena.engine._shuffle import _uniform_below
 from arena.policies import RandomPolicy, play_in_process
+from arena.storage import ValueFunction, commitment_of
 from arena.tournament import parse_config, plan
-from arena.tournament._schedule import block_seed, commitment
+from arena.tournament._schedule import block_seed
 from tests.engine._support import Style, play_out
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "tournaments.md"
@@ -52,8 +53,12 @@ class _DocsReading:
     rank_major_deck: bool = True  # step 6
     last_position_down: bool = True  # step 7
 
-    def commitment(self, secret: str) -> str:
-        return hashlib.sha256(secret.encode(self.secret_encoding)).hexdigest()
+    def commitment(self, secret: str, value_function: tuple[str, str] | None = None) -> str:
+        if value_function is None:  # form 1
+            return hashlib.sha256(secret.encode(self.secret_encoding)).hexdigest()
+        name, sha256 = value_function
+        text = f"seka-arena/2|q|{name}|{sha256}|deals|-|{secret}"
+        return hashlib.sha256(text.encode(self.secret_encoding)).hexdigest()
 
     def block_seed(self, secret: str, names: list[str], block: int) -> str:
         message = f"block|{','.join(names)}|{block}".encode()
@@ -122,6 +127,11 @@ def _deals(vector: dict[str, str]) -> list[tuple[int, int, list[str]]]:
     return deals
 
 
+def _value_function(vector: dict[str, str]) -> tuple[str, str]:
+    name, sha256 = vector["value function"].split(" ")
+    return name, sha256
+
+
 def _size(vector: dict[str, str]) -> int:
     return int(vector.get("deck", "36"))
 
@@ -148,6 +158,8 @@ def _reproduces(reading: _DocsReading, vector: dict[str, str]) -> bool:
     first = reading.deck_order(seed, 1, 0, size)
     starting = vector.get("starting deck")
     return (reading.commitment(vector["secret"]) == vector["commitment"] and seed == vector["block seed"]
+            and ("value function" not in vector or reading.commitment(vector["secret"], _value_function(vector))
+                 == vector["commitment with the value function"])
             and (starting is None or reading.starting_deck(size) == starting.split())
             and all(reading.first_dealer(seed, seats) == dealer for seats, dealer in _first_dealers(vector))
             and all(reading.deck_order(seed, pot, replay, size) == order for pot, replay, order in _deals(vector))
@@ -158,7 +170,10 @@ def _reproduces(reading: _DocsReading, vector: dict[str, str]) -> bool:
 @pytest.mark.parametrize("vector", _vectors(), ids=lambda vector: vector["block message"])
 def test_the_engine_reproduces_the_docs_vectors(vector: dict[str, str]) -> None:
     names, block = _table(vector)
-    assert commitment(vector["secret"]) == vector["commitment"]
+    assert commitment_of(vector["secret"]) == vector["commitment"]
+    if "value function" in vector:
+        assert commitment_of(vector["secret"], value_function=ValueFunction(*_value_function(vector))) == vector[
+            "commitment with the value function"]
     seed = block_seed(vector["secret"], names, block)
     assert seed == vector["block seed"]
     assert _first_dealers(vector)
@@ -174,6 +189,7 @@ def test_the_engine_reproduces_the_docs_vectors(vector: dict[str, str]) -> None:
 def test_the_vectors_cover_every_deck_and_hand_size() -> None:
     vectors = _vectors()
     assert {_size(vector) for vector in vectors} == set(_DECKS)
+    assert sum("value function" in vector for vector in vectors) >= 2  # form 2, a non-ASCII secret among them
     assert {cards for vector in vectors for _, cards, _ in _hands(vector)} == {2, 3}
 
 
@@ -231,7 +247,9 @@ def test_the_docs_and_the_engine_agree_over_many_seeds() -> None:
         names = [f"bot{i}" for i in rng.sample(range(20), rng.randint(2, 6))]
         block = rng.randint(1, 2000)
         seed = block_seed(secret, names, block)
-        assert seed == DOCS.block_seed(secret, names, block) and commitment(secret) == DOCS.commitment(secret)
+        assert seed == DOCS.block_seed(secret, names, block) and commitment_of(secret) == DOCS.commitment(secret)
+        q = ("hindsight/1", hashlib.sha256(secret.encode()).hexdigest())
+        assert commitment_of(secret, value_function=ValueFunction(*q)) == DOCS.commitment(secret, q)
         for seats in range(2, 7):
             assert draw_first_dealer(seed, seats) == DOCS.first_dealer(seed, seats)
         pot, replay = rng.randint(1, 8), rng.randint(0, 3)

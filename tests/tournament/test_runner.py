@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import signal
 import sqlite3
@@ -21,7 +22,7 @@ from arena.history import read_resources
 from arena.match import SessionResult, run_session
 from arena.ratings import VALUE_FUNCTION, pair_score, session_terms, value_function_digest
 from arena.replay import replay_file
-from arena.storage import SessionStatus, StorageError
+from arena.storage import SessionStatus, StorageError, ValueFunction, commitment_of
 from arena.tournament import TournamentRunner, _runner, load_config, parse_config
 
 from ._support import ROOT, SECRET, standings_of
@@ -32,16 +33,17 @@ def test_a_tournament_runs_to_standings_crosstable_and_histories(tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     definition = _write(tmp_path)
     assert main(["run", str(definition), "--out", str(tmp_path / "out")]) == 0
-    printed = capsys.readouterr().out
-    # The value function of the adjusted results is published with the seed commitment, before any session.
-    assert printed.index("Seed commitment") < printed.index(
-        f"Value function of the adjusted results: {VALUE_FUNCTION}, SHA-256 {value_function_digest()}")
+    printed = " ".join(capsys.readouterr().out.split())  # the console wraps long lines
+    # The seed commitment binds the value function of the adjusted results, printed before any session.
+    q = ValueFunction(VALUE_FUNCTION, value_function_digest())
+    assert (f"Seed commitment (SHA-256 of the secret and the value function {VALUE_FUNCTION} (SHA-256 "
+            f"{q.sha256[:12]}...)): {commitment_of(SECRET, None, q)}") in printed
     results = tmp_path / "out" / "results" / "small"
     standings = json.loads((results / "standings.json").read_text())
     assert standings["complete"] and standings["sessions"] == 6
     assert standings["secret"] == SECRET
-    import hashlib
-    assert standings["seed_commitment"] == hashlib.sha256(SECRET.encode()).hexdigest()
+    text = f"seka-arena/2|q|{VALUE_FUNCTION}|{q.sha256}|deals|-|{SECRET}"  # docs/tournaments.md, step 2
+    assert standings["seed_commitment"] == hashlib.sha256(text.encode()).hexdigest()
     assert standings["value_function"] == {"name": VALUE_FUNCTION, "sha256": value_function_digest()}
     rows = standings["standings"]
     assert {row["name"] for row in rows} == {"call", "threshold", "strong"}

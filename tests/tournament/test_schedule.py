@@ -11,13 +11,13 @@ from dataclasses import replace
 
 import pytest
 
+from arena.storage import ValueFunction, commitment_of
 from arena.tournament import (
     Format,
     PlannedSession,
     TournamentConfig,
     TournamentConfigError,
     block_seed,
-    commitment,
     mirrors,
     parse_config,
     plan,
@@ -182,9 +182,24 @@ def test_hand_built_configs_the_loader_would_refuse() -> None:
         plan(replace(config, format=Format.GAUNTLET))
 
 
-def test_commitment_is_sha256_of_the_secret() -> None:
-    assert commitment("tops3cret") == hashlib.sha256(b"tops3cret").hexdigest()
-    assert commitment("tops3cret") != commitment("tops3cret ")
+def test_the_commitment_binds_the_secret_the_deal_book_and_the_value_function() -> None:
+    q = ValueFunction("hindsight/1", "ab" * 32)
+    text = f"seka-arena/2|q|hindsight/1|{'ab' * 32}|deals|-|tops3cret"
+    assert commitment_of("tops3cret", value_function=q) == hashlib.sha256(text.encode()).hexdigest()
+    book = "cd" * 32
+    assert commitment_of("tops3cret", book, q) == hashlib.sha256(text.replace("|-|", f"|{book}|").encode()).hexdigest()
+    # Every part changes it: the secret, the book, Q's name and Q's fingerprint.
+    forms = {commitment_of("tops3cret", None, q), commitment_of("tops3cret ", None, q),
+             commitment_of("tops3cret", book, q),
+             commitment_of("tops3cret", None, ValueFunction("hindsight/2", q.sha256)),
+             commitment_of("tops3cret", None, ValueFunction(q.name, "ac" * 32)),
+             commitment_of("tops3cret"), commitment_of("tops3cret", book)}
+    assert len(forms) == 7
+    # Form 1, of results folders from before the value function was bound: the secret (and the book) alone.
+    assert commitment_of("tops3cret") == hashlib.sha256(b"tops3cret").hexdigest()
+    assert commitment_of("tops3cret", book) == hashlib.sha256(f"tops3cret|deals|{book}".encode()).hexdigest()
+    with pytest.raises(ValueError, match="not a value function"):
+        ValueFunction("hind|sight", q.sha256)
 
 
 @pytest.mark.parametrize(("size", "gauntlet", "duplicate"), CASES)
