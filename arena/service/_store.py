@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..engine import Amount, ArenaError, format_amount, parse_amount
 from ..ratings import BlockResults, PairResults, RatingError, SessionOutcome, block_results
@@ -52,6 +52,7 @@ from ..storage import (
 )
 
 LOGGER = logging.getLogger(__name__)
+_T = TypeVar("_T")
 _TOKEN_BYTES = 32
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -1105,8 +1106,7 @@ class ServiceStore:
             (*keys, *cut, int(everything), challenges_of, *texts, *cut, limit))
         return [SessionRow(kind=row["kind"], id=row["id"], challenge=row["challenge"],
                            seating=tuple(str(seat) for seat in json.loads(row["seating"])),
-                           balances=tuple(parse_amount(text) for text in json.loads(row["balances"])),
-                           faults=tuple(int(count) for count in json.loads(row["faults"])),
+                           balances=_amounts(row["balances"]), faults=_counts(row["faults"]),
                            finished_at=row["finished_at"]) for row in rows]
 
     # --- schedules -----------------------------------------------------------------------------
@@ -1260,7 +1260,7 @@ def _rebuild_ladder_aggregates(connection: sqlite3.Connection) -> None:
                        "s.block, s.mirror FROM ladder_sessions s, json_each(s.seating) seat")
     connection.execute("INSERT INTO ladder_players (version, blocks) SELECT version, count(DISTINCT block) "
                        "FROM ladder_seats GROUP BY version")
-    finished = [(tuple(json.loads(seating)), tuple(parse_amount(text) for text in json.loads(balances)))
+    finished = [(tuple(json.loads(seating)), _amounts(balances))
                 for seating, balances in connection.execute(
                     "SELECT seating, COALESCE(adjusted, balances) FROM ladder_sessions WHERE status = 'finished'")]
     _add_results(connection, finished)
@@ -1364,20 +1364,39 @@ def _readable(rows: Iterable[sqlite3.Row]) -> tuple[list[LadderSession], list[tu
 
 
 def _ladder(row: sqlite3.Row) -> LadderSession:
-    balances, faults, adjusted = row["balances"], row["faults"], row["adjusted"]
-    try:
+    with _reading(f"ladder session {row['id']}"):
         return LadderSession(
             id=row["id"], block=row["block"], mirror=row["mirror"], reason=row["reason"],
             seating=tuple(int(seat) for seat in json.loads(row["seating"])), seed=row["seed"], status=row["status"],
-            attempts=row["attempts"],
-            balances=None if balances is None else tuple(parse_amount(text) for text in json.loads(balances)),
-            faults=None if faults is None else tuple(int(count) for count in json.loads(faults)),
-            history_path=row["history_path"], created_at=row["created_at"], finished_at=row["finished_at"],
-            fault_reasons=_reasons(row["fault_reasons"]),
-            adjusted=None if adjusted is None else tuple(parse_amount(text) for text in json.loads(adjusted)))
+            attempts=row["attempts"], balances=_optional(_amounts, row["balances"]),
+            faults=_optional(_counts, row["faults"]), history_path=row["history_path"],
+            created_at=row["created_at"], finished_at=row["finished_at"], fault_reasons=_reasons(row["fault_reasons"]),
+            adjusted=_optional(_amounts, row["adjusted"]))
+
+
+@contextmanager
+def _reading(what: str) -> Iterator[None]:
+    # A session row's values as the service wrote them, else a StorageError naming the row (never a bare
+    # ValueError from deep in a page).
+    try:
+        yield
     except (ValueError, TypeError) as error:  # not what the service wrote: a damaged file, a hand edit
-        raise StorageError(f"ladder session {row['id']}: a stored value is damaged ({error}); nothing was changed: "
-                           "restore the service store from a backup") from None
+        raise StorageError(f"{what}: a stored value is damaged ({error}); nothing was changed: restore the service "
+                           "store from a backup") from None
+
+
+def _amounts(text: str) -> tuple[Amount, ...]:
+    """Exact amounts as `_amounts_json` writes them."""
+    return tuple(parse_amount(amount) for amount in json.loads(text))
+
+
+def _counts(text: str) -> tuple[int, ...]:
+    return tuple(int(count) for count in json.loads(text))
+
+
+def _optional(parse: Callable[[str], _T], text: str | None) -> _T | None:
+    # A column that is NULL until the session's result (its balances, faults, adjusted result).
+    return None if text is None else parse(text)
 
 
 def _challenge(row: sqlite3.Row) -> Challenge:
@@ -1388,15 +1407,10 @@ def _challenge(row: sqlite3.Row) -> Challenge:
 
 
 def _challenge_session(row: sqlite3.Row) -> ChallengeSession:
-    balances, faults = row["balances"], row["faults"]
-    try:
+    with _reading(f"challenge session {row['id']}"):
         return ChallengeSession(
             id=row["id"], challenge=row["challenge"], block=row["block"], mirror=row["mirror"],
             seating=tuple(str(seat) for seat in json.loads(row["seating"])), seed=row["seed"], status=row["status"],
-            attempts=row["attempts"],
-            balances=None if balances is None else tuple(parse_amount(text) for text in json.loads(balances)),
-            faults=None if faults is None else tuple(int(count) for count in json.loads(faults)),
-            history_path=row["history_path"], finished_at=row["finished_at"], failures=row["failures"])
-    except (ValueError, TypeError) as error:  # not what the service wrote: a damaged file, a hand edit
-        raise StorageError(f"challenge session {row['id']}: a stored value is damaged ({error}); nothing was "
-                           "changed: restore the service store from a backup") from None
+            attempts=row["attempts"], balances=_optional(_amounts, row["balances"]),
+            faults=_optional(_counts, row["faults"]), history_path=row["history_path"],
+            finished_at=row["finished_at"], failures=row["failures"])
