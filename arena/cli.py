@@ -457,11 +457,11 @@ def _ratings(args: argparse.Namespace) -> int:
 
 
 def _collusion(args: argparse.Namespace) -> int:
-    """Test every pair of a tournament's bots for collusion: soft play flags; chip flow and a duplicate-paired
-    test are evidence.
+    """Test every pair of a tournament's bots for collusion: soft play and chip dumping flag; chip flow and a
+    duplicate-paired test are evidence.
 
     Replays every finished history (the folder is only read), runs the tests of docs/integrity.md on every
-    ordered pair and corrects the soft-play p-values together (Holm). Prints the flagged pairs with their
+    ordered pair and corrects the flagging tests' p-values together (Holm). Prints the flagged pairs with their
     evidence (session ids and event indices, a history line being index + 1); --json writes every test,
     the uncalibrated flow tests too. Exit status 0 whether or not a pair is flagged.
     Example: seka-arena collusion results/demo
@@ -470,8 +470,9 @@ def _collusion(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(report.as_json(), indent=1) + "\n", encoding="utf-8")
     family = sum(test.adjusted is not None for test in report.tests)
-    print(f"{len(report.shared_sessions)} pairs of bots, {family} soft-play tests, family-wise error rate at most "
-          f"{args.alpha:g} (Holm); chip flow and duplicate-paired tests are evidence only (--json), never flags")
+    print(f"{len(report.shared_sessions)} pairs of bots, {family} tests (soft play on folds and on raises, chip "
+          f"dumping), family-wise error rate at most {args.alpha:g} (Holm); chip flow and duplicate-paired tests "
+          f"are evidence only (--json), never flags")
     if not report.flagged:
         print("no pair flagged")
     for test in report.flagged:

@@ -182,8 +182,8 @@ class ThresholdPolicy:
 
 
 def play_in_process(rules: Rules, policies: Sequence[Policy], *, seed: str, session: str = "") -> SessionState:
-    """Play one whole session among in-process policies, seat i played by `policies[i]` (a card-sharing
-    `ColludingPolicy` is handed its partner's cards before each of its turns)."""
+    """Play one whole session among in-process policies, seat i played by `policies[i]` (a card-sharing,
+    dumping or collecting `ColludingPolicy` is handed its partner's cards before each of its turns)."""
     state = SessionState(rules, bots=[policy.name for policy in policies], seed=seed, session=session)
     svara_offer, finished = Phase.SVARA_OFFER, Phase.FINISHED  # an enum member lookup is slow in Python 3.11
     while (phase := state.phase) is not finished:
@@ -192,8 +192,8 @@ def play_in_process(rules: Rules, policies: Sequence[Policy], *, seed: str, sess
         if phase is svara_offer:
             state.apply(policy.svara(svara_view(state)))
         else:
-            if isinstance(policy, ColludingPolicy) and policy.kind == "share":
-                # A card-sharing pair: the arena hands it its partner's cards, as a leak would.
+            if isinstance(policy, ColludingPolicy) and policy.kind in ("share", "dump", "collect"):
+                # A card-sharing (or dumping) pair: the arena hands it its partner's cards, as a leak would.
                 seats = [seat for seat in state.in_deal if state.bots[seat] == policy.partner]
                 policy.see_partner(state.hands[seats[0]] if seats else ())
             if isinstance(action := policy.act(turn_view(state)), Mix):
@@ -253,22 +253,42 @@ class SoftThresholdPolicy:
         return SvaraAnswer(view.price <= 3)
 
 
+_KINDS = ("soft", "passive", "dump", "collect", "share")
+
+
+def _least(legal: LegalActions) -> Action:
+    """The least that stays in: the smallest bet, or (stake profiles) open, call or support."""
+    if legal.can_bet:
+        return _bet(legal.min_bet)
+    return _OPEN if legal.open_amount is not None else _CALL if legal.call_amount is not None else _SUPPORT
+
+
+def _most(legal: LegalActions) -> Action:
+    """The most one may pay: the largest bet, or (stake profiles) the largest raise, else the least."""
+    if legal.can_bet:
+        return _bet(legal.max_bet)
+    return Raise(legal.raise_max) if legal.raise_max is not None else _least(legal)
+
+
 class ColludingPolicy:
     """`ThresholdPolicy` that helps a partner bot, for the collusion benchmark and tests (docs/integrity.md).
 
     `kind` is how, each time with probability `rate` (drawn from `rng`) while the partner is in the deal:
 
     - "soft": folds a hand it would raise with;
-    - "dump": with a hand it would fold while the partner is the only other bot still in, stays in
-      until the partner has bet, then bets the most it may and folds at its next turn, so the
-      partner (who stays in with the hand it bet on) collects the chips (one draw per deal);
-    - "share": folds whenever the partner's hand, which it is handed (`see_partner`), beats its own.
+    - "passive": pays the least with a hand it would raise with (soft play without a fold);
+    - "dump": is handed the partner's cards; while the partner is in the deal with the better hand,
+      bets the most it may at every turn, so that the partner (a "collect" one, which stays in)
+      collects the chips at the showdown (one draw per deal);
+    - "share": folds whenever the partner's hand, which it is handed (`see_partner`), beats its own;
+    - "collect": a dumper's partner: is handed the partner's cards too, and pays the least instead of
+      folding when its hand beats the partner's, so that a dump reaches it.
     """
 
     def __init__(self, base: ThresholdPolicy, *, partner: str, kind: str, rate: float, rng: random.Random,
                  evaluator: HandEvaluator = GEORGIAN_EVALUATOR) -> None:
-        if kind not in ("soft", "dump", "share"):
-            raise ValueError(f"kind must be soft, dump or share, not {kind!r}")
+        if kind not in _KINDS:
+            raise ValueError(f"kind must be one of {', '.join(_KINDS)}, not {kind!r}")
         self.name = base.name
         self.partner = partner
         self.kind = kind
@@ -277,8 +297,9 @@ class ColludingPolicy:
         self._random = rng.random
         self._evaluator = evaluator
         self._partner_cards: tuple[Card, ...] = ()
-        self._dumping: tuple[int, int] | None = None  # the (pot, replay) of a pumped deal, folded next turn
-        self._dump_deal: tuple[int, int] | None = None  # the deal `_dump` was drawn for
+        # The deal `_dump` was drawn for, told by its pot, replay, seating and cards (the pot and replay
+        # alone recur in the next session).
+        self._dump_deal: tuple[object, ...] | None = None
         self._dump = False
 
     def see_partner(self, cards: tuple[Card, ...]) -> None:
@@ -293,19 +314,20 @@ class ColludingPolicy:
         strength = self._evaluator.value(view.cards).strength
         if self.kind == "soft" and strength >= self._base._raise_from and self._random() < self._rate:
             return _FOLD
-        if not legal.can_bet:
-            return self._base.act(view)
-        deal = (view.pot_number, view.replay)
-        if self._dumping == deal:
-            return _FOLD
-        if self.kind == "dump" and len(view.in_deal) == 2 and strength < 20:
+        if self.kind == "passive" and strength >= self._base._raise_from and self._random() < self._rate:
+            return _least(legal)
+        partner = self._evaluator.value(self._partner_cards).strength if self._partner_cards else None
+        if self.kind == "collect" and partner is not None and partner < strength:
+            action = self._base.act(view)
+            return _least(legal) if action == _FOLD else action
+        if self.kind == "dump" and partner is not None and partner > strength:
+            deal = (view.pot_number, view.replay, view.bots, view.cards)
             if self._dump_deal != deal:  # one draw per deal: dump it or play it straight
                 self._dump_deal, self._dump = deal, self._random() < self._rate
             if self._dump:
-                if any(view.bots[act.seat] == self.partner and act.kind != "fold" for act in view.actions):
-                    self._dumping = deal
-                    return Bet(legal.max_bet)
-                return Bet(legal.min_bet)  # stay in until the partner has bet
+                return _most(legal)
+        if not legal.can_bet:
+            return self._base.act(view)
         if (self.kind == "share" and self._partner_cards
                 and self._evaluator.value(self._partner_cards).strength > strength and self._random() < self._rate):
             return _FOLD

@@ -32,21 +32,25 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from statistics import NormalDist
 
-from ._evidence import SessionEvidence
+from ._evidence import Decision, SessionEvidence
 
 _NORMAL = NormalDist()
 _MIN_SAMPLES = 20
 """Observations each side (or concerned decisions) below which a test says nothing (p = 1)."""
 _EVIDENCE = 10
 """Evidence items kept per test: the largest contributions."""
+_COMPARISONS = 5
+"""Other opponents a flagging test compares the receiver with: the giver's most met."""
 
+_Deal = tuple[str, int]
+"""A deal: the session and the event index of its cards."""
 _Cell = tuple[int, bool, Fraction, int]
 """A soft-play stratum: (1 if the giver's hand is the better else 0, whether the opponent had paid, the deal's
 last payment, strength)."""
 
-TESTS = ("soft_play", "chip_flow", "duplicate_paired")
+TESTS = ("soft_play", "soft_raise", "chip_dumping", "chip_flow", "duplicate_paired")
 """The tests run on every ordered pair, in report order."""
-FLAGGING = ("soft_play",)
+FLAGGING = ("soft_play", "soft_raise", "chip_dumping")
 """The tests whose Holm-adjusted p-values flag a pair; the others are evidence only (docs/integrity.md)."""
 
 
@@ -150,14 +154,11 @@ class _Moments:
 
 
 @dataclass
-class _Folds:
-    # Decisions and folds.
+class _Counts:
+    # Decisions, folds and raises.
     decisions: int = 0
     folds: int = 0
-
-    def add(self, folded: bool) -> None:
-        self.decisions += 1
-        self.folds += folded
+    raises: int = 0
 
 
 @dataclass
@@ -183,12 +184,13 @@ class _Flows:
 class Aggregate:
     """Sessions aggregated per ordered pair (giver, receiver) for the three tests (`collect`)."""
 
-    exposed: defaultdict[tuple[str, str], defaultdict[_Cell, _Folds]] = field(
-        default_factory=lambda: defaultdict(lambda: defaultdict(_Folds)))
-    """By (giver, receiver), then stratum (`_Cell`): the giver's heads-up decisions against the receiver."""
-    fold_evidence: defaultdict[tuple[str, str], defaultdict[_Cell, list[Evidence]]] = field(
+    exposed: defaultdict[tuple[str, str], defaultdict[_Cell, defaultdict[_Deal, _Counts]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(lambda: defaultdict(_Counts))))
+    """By (giver, receiver), then stratum (`_Cell`), then deal: the giver's heads-up decisions against the
+    receiver (by deal, as a deal's decisions are not independent: a bot that raises keeps raising)."""
+    kept: defaultdict[tuple[str, str, str], defaultdict[_Cell, list[Evidence]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(list)))
-    """By (giver, receiver), then stratum as `exposed`: the first folds, as evidence."""
+    """By (giver, receiver, flagging test), then stratum: the first decisions the test counts, as evidence."""
     unearned: _Flows = field(default_factory=_Flows)
     paired: _Flows = field(default_factory=_Flows)
     shared: defaultdict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
@@ -236,12 +238,15 @@ def _collect_block(pairs: Aggregate, mirrors: Sequence[SessionEvidence]) -> None
                     continue
                 key = (me, bots[seat])
                 cell = (stratum, d.facing, d.price, d.strength)
-                pairs.exposed[key][cell].add(d.folded)
-                kept = pairs.fold_evidence[key][cell]
-                if d.folded and len(kept) < _EVIDENCE:
-                    what = "the better hand" if d.winning else "the worse hand"
-                    kept.append(Evidence(evidence.session, d.index, f"folded {what} of strength {d.strength} "
-                                         f"heads-up{', facing a bet' if d.facing else ''}"))
+                counts = pairs.exposed[key][cell][(evidence.session, d.deal)]
+                counts.decisions += 1
+                counts.folds += d.folded
+                counts.raises += d.raised
+                for test in FLAGGING:
+                    what = _counted(test, d)
+                    kept = pairs.kept[(*key, test)][cell]
+                    if what and len(kept) < _EVIDENCE:
+                        kept.append(Evidence(evidence.session, d.index, what))
         for pot in evidence.pots:
             for a in pot.hands:
                 for b in pot.hands:
@@ -257,51 +262,104 @@ def _collect_block(pairs: Aggregate, mirrors: Sequence[SessionEvidence]) -> None
                         pairs.paired.add(key, lost - elsewhere, evidence.session, pot.index, pot.strengths[a])
 
 
-def _soft_play(giver: str, receiver: str, pairs: Aggregate) -> PairTest:
-    # An intersection-union test: the giver folds more against the receiver than against each other
-    # opponent it met heads-up often enough, each comparison a Mantel-Haenszel test over strata of
-    # its own hand; the pair's p is the largest. Against the pooled others instead, a colluder's
-    # fewer folds against its partner (a dumper staying in) would make every honest opponent look
-    # favoured.
-    mine: dict[_Cell, _Folds] = pairs.exposed.get((giver, receiver), {})
-    observations = sum(folds.decisions for folds in mine.values())
-    others = [tables for (g, r), tables in pairs.exposed.items() if g == giver and r != receiver
-              and sum(folds.decisions for folds in tables.values()) >= _MIN_SAMPLES]
+def _counted(test: str, d: Decision) -> str:
+    # What a flagging test counts of a heads-up decision, as evidence text ("": not counted).
+    hand = f"the {'better' if d.winning else 'worse'} hand of strength {d.strength} heads-up" + (
+        ", facing a bet" if d.facing else "")
+    if test == "soft_play":
+        return f"folded {hand}" if d.folded else ""
+    if test == "soft_raise":
+        return f"stayed in without raising, holding {hand}" if d.winning and not d.folded and not d.raised else ""
+    if not d.winning and not d.folded:
+        return f"{'raised' if d.raised else 'stayed in'} holding {hand}"
+    return ""
+
+
+_Table = dict[_Cell, tuple[int, int, dict[_Deal, tuple[int, int]]]]
+"""A flagging test's view of a giver's decisions against one opponent: by stratum, the decisions it reads and
+the ones it counts, in all and by deal."""
+
+
+def _table(test: str, cells: Mapping[_Cell, Mapping[_Deal, _Counts]]) -> _Table:
+    # soft play counts folds among all decisions; soft raise, stays without a raise among the better
+    # hand's stays; chip dumping, stays among the worse hand's decisions.
+    table: _Table = {}
+    for cell, deals in cells.items():
+        if (test == "soft_raise" and not cell[0]) or (test == "chip_dumping" and cell[0]):
+            continue
+        by_deal = {}
+        for deal, c in deals.items():
+            read, counted = ((c.decisions, c.folds) if test == "soft_play" else
+                             (c.decisions - c.folds, c.decisions - c.folds - c.raises) if test == "soft_raise" else
+                             (c.decisions, c.decisions - c.folds))
+            if read:
+                by_deal[deal] = (read, counted)
+        if by_deal:
+            table[cell] = (sum(r for r, _ in by_deal.values()), sum(c for _, c in by_deal.values()), by_deal)
+    return table
+
+
+def _conditional(test: str, giver: str, receiver: str, tables: Mapping[tuple[str, str], _Table],
+                 ranked: Mapping[str, list[tuple[int, str]]], kept: Mapping[_Cell, list[Evidence]]) -> PairTest:
+    # An intersection-union test: the giver's counted decisions are more frequent against the receiver
+    # than against each other opponent it met heads-up often enough, each comparison a stratified
+    # (Mantel-Haenszel) score with a variance robust to dependence within deals; the pair's p is the
+    # largest. Against the pooled others instead, a colluder's oddity against its partner (a dumper
+    # staying in) would make every honest opponent look favoured.
+    mine = tables[(giver, receiver)]
+    observations = sum(read for read, _, _ in mine.values())
+    # The opponents met most often (most decisions, ties by name), `_COMPARISONS` at most: any of them
+    # alone is a valid comparison under the null, and a large ladder's hundreds would cost hours.
+    met = [(size, r) for size, r in ranked[giver] if r != receiver][:_COMPARISONS]
+    others = [tables[(giver, r)] for size, r in met if -size >= _MIN_SAMPLES]
     if observations < _MIN_SAMPLES or not others:
-        return PairTest(giver, receiver, "soft_play", 0.0, 1.0, observations=observations)
-    scores = [_mantel_haenszel(mine, tables) for tables in others]
-    if None in scores:  # against some opponent the folds tell nothing: no excess shown over it
-        return PairTest(giver, receiver, "soft_play", 0.0, 1.0, observations=observations)
+        return PairTest(giver, receiver, test, 0.0, 1.0, observations=observations)
+    scores = [_stratified_score(mine, table) for table in others]
+    if None in scores:  # against some opponent the decisions tell nothing: no excess shown over it
+        return PairTest(giver, receiver, test, 0.0, 1.0, observations=observations)
     z = min(score for score in scores if score is not None)
-    return PairTest(giver, receiver, "soft_play", z, _upper(z), observations=observations,
-                    evidence=_fold_evidence(mine, others, pairs.fold_evidence.get((giver, receiver), {})))
+    return PairTest(giver, receiver, test, z, _upper(z), observations=observations,
+                    evidence=_evidence_of(mine, others, kept))
 
 
-def _fold_evidence(mine: Mapping[_Cell, _Folds], others: Sequence[Mapping[_Cell, _Folds]],
-                   kept: Mapping[_Cell, list[Evidence]]) -> tuple[Evidence, ...]:
-    # The folds of the strata where the giver folded most more often against the receiver than
-    # against its other opponents: the decisions worth reading first.
+def _evidence_of(mine: _Table, others: Sequence[_Table], kept: Mapping[_Cell, list[Evidence]]) -> tuple[Evidence, ...]:
+    # The counted decisions of the strata where they were most more frequent against the receiver than
+    # against the giver's other opponents: the decisions worth reading first.
     def excess(cell: _Cell) -> float:
-        folds = sum(tables[cell].folds for tables in others if cell in tables)
-        decisions = sum(tables[cell].decisions for tables in others if cell in tables)
-        return mine[cell].folds / mine[cell].decisions - (folds / decisions if decisions else 0.0)
+        counted = sum(table[cell][1] for table in others if cell in table)
+        read = sum(table[cell][0] for table in others if cell in table)
+        return mine[cell][1] / mine[cell][0] - (counted / read if read else 0.0)
 
-    cells = sorted((cell for cell in kept if excess(cell) > 0), key=lambda cell: (-excess(cell), cell))
+    cells = sorted((cell for cell in kept if cell in mine and excess(cell) > 0), key=lambda cell: (-excess(cell), cell))
     return tuple(item for cell in cells for item in kept[cell])[:_EVIDENCE]
 
 
-def _mantel_haenszel(mine: Mapping[_Cell, _Folds], theirs: Mapping[_Cell, _Folds]) -> float | None:
-    # The z of "more folds in `mine` than in `theirs`" over the strata both hold: observed minus
-    # expected folds, over the hypergeometric variance; None when no stratum varies.
-    numerator = variance = 0.0
-    for stratum, folds in mine.items():
-        other = theirs.get(stratum)
-        if other is None or other.decisions == 0:
+def _stratified_score(mine: _Table, theirs: _Table) -> float | None:
+    # The z of "more counted decisions in `mine` than in `theirs`" over the strata both hold: the
+    # Mantel-Haenszel score (observed minus expected), over the larger of the hypergeometric variance
+    # (decisions independent) and the deal-clustered (sandwich) variance of the same score, so that a
+    # deal's correlated decisions (a dumper raising at every turn) count as one; None when no stratum
+    # varies.
+    score = hypergeometric = 0.0
+    residuals: defaultdict[_Deal, float] = defaultdict(float)
+    for cell, (n_mine, counted_mine, deals_mine) in mine.items():
+        other = theirs.get(cell)
+        if other is None:
             continue
-        total, folded, n1 = folds.decisions + other.decisions, folds.folds + other.folds, folds.decisions
-        numerator += folds.folds - n1 * folded / total
-        variance += n1 * (total - n1) * folded * (total - folded) / (total * total * (total - 1))
-    return numerator / math.sqrt(variance) if variance > 0.0 else None
+        n_theirs, counted_theirs, deals_theirs = other
+        total, counted = n_mine + n_theirs, counted_mine + counted_theirs
+        if counted in (0, total):
+            continue
+        rate = counted / total
+        score += counted_mine - n_mine * rate
+        hypergeometric += n_mine * n_theirs * counted * (total - counted) / (total * total * (total - 1))
+        weight_mine, weight_theirs = n_theirs / total, -n_mine / total
+        for deal, (read, hits) in deals_mine.items():
+            residuals[deal] += weight_mine * (hits - read * rate)
+        for deal, (read, hits) in deals_theirs.items():
+            residuals[deal] += weight_theirs * (hits - read * rate)
+    variance = max(hypergeometric, math.fsum(r * r for r in residuals.values()))
+    return score / math.sqrt(variance) if variance > 0.0 else None
 
 
 def _flow_test(name: str, giver: str, receiver: str, flows: _Flows, what: str) -> PairTest:
@@ -336,9 +394,23 @@ def collusion_report(sessions: Iterable[SessionEvidence], *, alpha: float = 0.01
 def report_of(pairs: Aggregate, *, alpha: float = 0.01) -> CollusionReport:
     """The tests of aggregated sessions (`collect`); soft play's Holm-corrected together."""
     tests: list[PairTest] = []
+    tables = {test: {key: _table(test, cells) for key, cells in pairs.exposed.items()} for test in FLAGGING}
+    # By test, each giver's opponents, most decisions first (minus the count, then the name).
+    ranked: dict[str, defaultdict[str, list[tuple[int, str]]]] = {test: defaultdict(list) for test in FLAGGING}
+    for test, by_pair in tables.items():
+        for (giver, receiver), table in by_pair.items():
+            ranked[test][giver].append((-sum(read for read, _, _ in table.values()), receiver))
+        for opponents in ranked[test].values():
+            opponents.sort()
+    empty: dict[_Cell, list[Evidence]] = {}
     for low, high in sorted(pairs.shared):
         for giver, receiver in ((low, high), (high, low)):
-            tests.append(_soft_play(giver, receiver, pairs))
+            for test in FLAGGING:
+                if (giver, receiver) in tables[test]:
+                    tests.append(_conditional(test, giver, receiver, tables[test], ranked[test],
+                                              pairs.kept.get((giver, receiver, test), empty)))
+                else:
+                    tests.append(PairTest(giver, receiver, test, 0.0, 1.0))
             tests.append(_flow_test("chip_flow", giver, receiver, pairs.unearned, "lost holding the stronger hand"))
             tests.append(_flow_test("duplicate_paired", giver, receiver, pairs.paired,
                                     "lost beyond what these hands moved in the other mirrors"))

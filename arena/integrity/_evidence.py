@@ -34,6 +34,10 @@ class Decision:
     """Another seat had paid in this deal before the decision (an honest bot's fold hangs on it)."""
     price: Fraction
     """The last payment in the deal before the decision (what staying in is likely to cost)."""
+    raised: bool = False
+    deal: int = 0
+    """The event index of the deal's cards (its `Dealt` event): which of the session's deals it is in."""
+    """The seat paid more than staying in cost (a raise, or a bet above the last payment or the opening stake)."""
 
 
 @dataclass(frozen=True)
@@ -70,10 +74,12 @@ def session_evidence(events: Sequence[object], evaluator: HandEvaluator, *, sess
     start = events[0]
     assert isinstance(start, SessionStarted)
     bots = tuple(start.bots)
+    opening = Fraction(start.opening_stake)
     decisions: list[Decision] = []
     pots: list[Pot] = []
     values: dict[int, int] = {}
     in_deal: list[int] = []
+    deal = 0
     paid: set[int] = set()
     price = Fraction(0)
     first_hands: dict[int, tuple[str, ...]] = {}
@@ -82,6 +88,7 @@ def session_evidence(events: Sequence[object], evaluator: HandEvaluator, *, sess
     for index, event in enumerate(events):
         if isinstance(event, Dealt):
             values = {seat: evaluator.value(hand).strength for seat, hand in event.hands.items()}
+            deal = index
             in_deal = sorted(event.hands)
             paid = set()
             price = Fraction(0)
@@ -91,8 +98,10 @@ def session_evidence(events: Sequence[object], evaluator: HandEvaluator, *, sess
         elif isinstance(event, Acted):
             if event.fault is None and event.seat in values:
                 best = max(values[seat] for seat in in_deal)
+                raised = event.kind == "raise" or (event.kind == "bet" and event.amount > (price or opening))
                 decisions.append(Decision(index, event.seat, event.kind == "fold", values[event.seat] == best,
-                                          values[event.seat], tuple(in_deal), bool(paid - {event.seat}), price))
+                                          values[event.seat], tuple(in_deal), bool(paid - {event.seat}), price,
+                                          raised, deal))
             if event.amount:
                 paid.add(event.seat)
                 price = Fraction(event.amount)
