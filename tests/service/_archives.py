@@ -50,6 +50,20 @@ def sample_archive(name: str) -> bytes:
     return tar_gz([file(path, data) for path, data in sample_bot(name).items()])
 
 
+def slow_archive(seconds: float, *, medium: int = 21) -> bytes:
+    """The threshold bot (it folds weak hands: short deals), `seconds` per decision: a session lasts long
+    enough to be caught in flight. `medium`: the least total it calls with (below it, it folds to a bet)."""
+    files = sample_bot("threshold")
+    source = files["bot.py"].decode().replace("from arena.sdk", "import time\n\nfrom arena.sdk", 1)
+    assert "MEDIUM = 21\n" in source
+    source = source.replace("MEDIUM = 21\n", f"MEDIUM = {medium}\n", 1)
+    files["bot.py"] = source.replace("    def act(self, turn: Turn) -> Action:\n",
+                                     f"    def act(self, turn: Turn) -> Action:\n        time.sleep({seconds})\n",
+                                     1).encode()
+    assert b"time.sleep" in files["bot.py"]
+    return tar_gz([file(path, data) for path, data in files.items()])
+
+
 def zip_archive(entries: list[tuple[str, bytes, int]]) -> bytes:
     """A zip of (name, data, unix mode) entries; the mode's type bits say what an entry is."""
     buffer = io.BytesIO()

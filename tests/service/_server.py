@@ -15,6 +15,10 @@ from typing import Any
 
 import httpx
 
+from arena.engine import profile
+from arena.isolation import Isolation
+from arena.service import Author, ServiceConfig, open_service
+
 SEKA_ARENA = Path(sys.executable).parent / "seka-arena"
 _LISTENING = re.compile(r"listening on (http://\S+)")
 
@@ -96,3 +100,29 @@ def bearer(value: str) -> dict[str, str]:
 def post_archive(client: httpx.Client, bot: str, data: bytes, token_value: str | None) -> httpx.Response:
     return client.post(f"/api/bots/{bot}/versions", headers=bearer(token_value) if token_value else {},
                        files={"archive": (f"{bot}.tar.gz", data, "application/gzip")})
+
+
+CUP = """\
+data: data
+isolation: none
+profile: %s
+table: {pots: 3}
+ladder: {enabled: false}
+tournaments:
+  - {name: cup, cron: "0 2 * * *"}
+"""
+"""A service file (its profile left as `%s`) with the ladder off and one scheduled tournament, `cup`."""
+
+
+def served(folder: Path, text: str, rules_profile: str, bots: dict[str, bytes]) -> Path:
+    """A service file `folder/service.yaml` (`text`, its `%s` the profile) with a data folder `folder/data`
+    where `bots` are accepted already (the check is not under test), each its own author's (a rated
+    table seats two authors); the file's path, for `running`."""
+    service = open_service(ServiceConfig(data=folder / "data", isolation=Isolation.NONE, rules=profile(rules_profile)))
+    for name, archive in bots.items():
+        version = service.registry.submit(Author(f"author-{name}", organiser=False), name, archive)
+        service.store.finish_check(version.id, accepted=True, report="not checked: a served test", stderr="")
+    service.store.close()
+    config = folder / "service.yaml"
+    config.write_text(text % rules_profile)
+    return config

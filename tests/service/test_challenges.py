@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -24,6 +23,7 @@ from arena.service._challenges import MAX_BOT_FAILURES, challenge_json, plan_cha
 from arena.storage import AlreadyWrittenError
 from arena.tournament import BotLimits
 
+from .._launch import path_without_prlimit
 from ._archives import MANIFEST, file, sample_archive, tar_gz
 
 T = TypeVar("T")
@@ -243,14 +243,9 @@ async def test_a_challenge_its_bots_keep_from_playing_ends_failed_and_the_arenas
         return store.challenge_sessions(challenge)[0].attempts
 
     # The arena cannot start any bot (prlimit is not on its PATH): nothing is counted against the challenges.
-    programs = tmp_path / "bin"
-    programs.mkdir()
-    for program in ("setpriv", "sh"):
-        found = shutil.which(program)
-        assert found is not None
-        (programs / program).symlink_to(found)
+    programs = path_without_prlimit(tmp_path)
     path = os.environ["PATH"]
-    monkeypatch.setenv("PATH", str(programs))
+    monkeypatch.setenv("PATH", programs)
     await play(lambda: tries(shared.id) >= 3 and tries(arena.id) >= 3, "three tries of the arena's failure")
     for challenge in (shared, arena):
         assert store.challenge(challenge.id).failed is None  # type: ignore[union-attr]

@@ -13,35 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from arena.engine import profile
-from arena.isolation import Isolation
-from arena.service import Author, ServiceConfig, open_service
-
-from ._archives import file, sample_archive, sample_bot, tar_gz
-from ._server import SEKA_ARENA, bearer, running, token, wait_for
-
-
-def _slow_archive(seconds: float, *, medium: int = 21) -> bytes:
-    # The threshold bot (it folds weak hands: short deals), `seconds` per decision: a session lasts long
-    # enough to be caught in flight. `medium`: the least total it calls with (below it, it folds to a bet).
-    files = sample_bot("threshold")
-    source = files["bot.py"].decode().replace("from arena.sdk", "import time\n\nfrom arena.sdk", 1)
-    assert "MEDIUM = 21\n" in source
-    source = source.replace("MEDIUM = 21\n", f"MEDIUM = {medium}\n", 1)
-    files["bot.py"] = source.replace("    def act(self, turn: Turn) -> Action:\n",
-                                     f"    def act(self, turn: Turn) -> Action:\n        time.sleep({seconds})\n",
-                                     1).encode()
-    assert b"time.sleep" in files["bot.py"]
-    return tar_gz([file(path, data) for path, data in files.items()])
-
-
-def _accepted(data: Path, rules_profile: str, bots: dict[str, bytes]) -> None:
-    # Accepted beforehand: the check is not under test. Each of its own author: a rated table seats two authors.
-    service = open_service(ServiceConfig(data=data, isolation=Isolation.NONE, rules=profile(rules_profile)))
-    for name, archive in bots.items():
-        version = service.registry.submit(Author(f"author-{name}", organiser=False), name, archive)
-        service.store.finish_check(version.id, accepted=True, report="not checked: a stop test", stderr="")
-    service.store.close()
+from ._archives import sample_archive, slow_archive
+from ._server import CUP, SEKA_ARENA, bearer, running, served, token, wait_for
 
 
 def _rows(database: Path, table: str) -> dict[str, tuple[str, int]]:
@@ -68,9 +41,7 @@ LADDER = ("data: data\nisolation: none\nprofile: %s\ntable: {pots: 3}\n"
 @pytest.mark.parametrize(("rules_profile", "number"), [("georgian", signal.SIGTERM), ("seka36", signal.SIGINT)])
 def test_a_first_signal_lets_the_ladders_sessions_in_flight_finish_and_serve_exits_0(
         tmp_path: Path, rules_profile: str, number: signal.Signals) -> None:
-    _accepted(tmp_path / "data", rules_profile, {"call": sample_archive("call"), "slow": _slow_archive(0.05)})
-    config = tmp_path / "service.yaml"
-    config.write_text(LADDER % rules_profile)
+    config = served(tmp_path, LADDER, rules_profile, {"call": sample_archive("call"), "slow": slow_archive(0.05)})
     database = tmp_path / "data" / "service.sqlite"
     with running(config) as server:
         wait_for("a ladder session in flight after one stored", lambda: _with(database, "ladder_sessions", "finished")
@@ -88,9 +59,7 @@ def test_a_first_signal_lets_the_ladders_sessions_in_flight_finish_and_serve_exi
 
 
 def test_a_second_signal_stops_serve_at_once_and_the_next_serve_plays_the_session_again(tmp_path: Path) -> None:
-    _accepted(tmp_path / "data", "georgian", {"call": sample_archive("call"), "slow": _slow_archive(0.1)})
-    config = tmp_path / "service.yaml"
-    config.write_text(LADDER % "georgian")
+    config = served(tmp_path, LADDER, "georgian", {"call": sample_archive("call"), "slow": slow_archive(0.1)})
     database = tmp_path / "data" / "service.sqlite"
     with running(config) as server:
         wait_for("a ladder session in flight", lambda: _with(database, "ladder_sessions", "running"),
@@ -107,24 +76,11 @@ def test_a_second_signal_stops_serve_at_once_and_the_next_serve_plays_the_sessio
     assert _rows(database, "ladder_sessions")[abandoned][1] == 2
 
 
-CUP = """\
-data: data
-isolation: none
-profile: %s
-table: {pots: 3}
-ladder: {enabled: false}
-tournaments:
-  - {name: cup, cron: "0 2 * * *"}
-"""
-
-
 @pytest.mark.parametrize("rules_profile", ["georgian", "seka36"])
 def test_a_first_signal_lets_a_scheduled_tournaments_sessions_in_flight_finish_and_the_next_serve_completes_it(
         tmp_path: Path, rules_profile: str) -> None:
-    _accepted(tmp_path / "data", rules_profile, {name: sample_archive(name) for name in ("call", "threshold")}
-              | {"slow": _slow_archive(0.05)})
-    config = tmp_path / "service.yaml"
-    config.write_text(CUP % rules_profile)
+    config = served(tmp_path, CUP, rules_profile,
+                    {name: sample_archive(name) for name in ("call", "threshold")} | {"slow": slow_archive(0.05)})
     organiser = token(config, "org", organiser=True)
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
         fired = client.post("/api/schedules/cup/run", headers=bearer(organiser))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sqlite3
 from pathlib import Path
@@ -18,6 +17,7 @@ from arena.engine import GEORGIAN
 from arena.isolation import Isolation
 from arena.service import Author, ServiceConfig, open_service
 
+from .._launch import path_without_prlimit
 from ._archives import sample_archive
 from ._server import bearer, post_archive, running, token, wait_for
 
@@ -91,13 +91,8 @@ def test_a_ladder_whose_every_bot_fails_to_start_for_the_arenas_reason_pauses_an
         for name, author in (("call", "alice"), ("threshold", "bob")):  # a rated table seats two authors
             assert post_archive(client, name, sample_archive(name), token(config, author)).status_code == 201
         wait_for("two ladder sessions", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 2)
-    programs = tmp_path / "bin"
-    programs.mkdir()
-    for program in ("setpriv", "sh"):
-        found = shutil.which(program)
-        assert found is not None
-        (programs / program).symlink_to(found)
-    with running(config, env={**os.environ, "PATH": str(programs)}) as server, \
+    programs = path_without_prlimit(tmp_path)
+    with running(config, env={**os.environ, "PATH": programs}) as server, \
             httpx.Client(base_url=server.url, timeout=60) as client:
         finished = client.get("/api/ladder").json()["finished_sessions"]
 

@@ -20,9 +20,8 @@ from arena.history import read_history
 from arena.report import SPECTATOR, replay_data
 
 from ..report._browser import open_chromium
-from ._archives import sample_archive
-from ._server import bearer, running, token, wait_for
-from .test_graceful_stop import _accepted, _slow_archive
+from ._archives import sample_archive, slow_archive
+from ._server import CUP, bearer, running, served, token, wait_for
 
 LADDER = """\
 data: data
@@ -98,10 +97,8 @@ def _ladder_seed(data: Path, session: str) -> str:
 @pytest.mark.parametrize("rules_profile", ["georgian", "seka36"])
 def test_a_ladder_session_in_play_is_listed_and_watched_in_the_spectators_view_to_its_end(
         tmp_path: Path, rules_profile: str) -> None:
-    _accepted(tmp_path / "data", rules_profile,
-              {"call": sample_archive("call"), "slow": _slow_archive(SLOW, medium=FOLDS_BELOW)})
-    config = tmp_path / "service.yaml"
-    config.write_text(LADDER % rules_profile)
+    config = served(tmp_path, LADDER, rules_profile,
+                    {"call": sample_archive("call"), "slow": slow_archive(SLOW, medium=FOLDS_BELOW)})
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
         link = wait_for("a session listed as now playing", lambda: _LINK.search(client.get("/").text),
                         output=server.output).group(1)
@@ -117,9 +114,7 @@ def test_a_ladder_session_in_play_is_listed_and_watched_in_the_spectators_view_t
 
 
 def test_the_feeds_are_bounded_per_address(tmp_path: Path) -> None:
-    _accepted(tmp_path / "data", "georgian", {"call": sample_archive("call"), "slow": _slow_archive(0.1)})
-    config = tmp_path / "service.yaml"
-    config.write_text(LADDER % "georgian")
+    config = served(tmp_path, LADDER, "georgian", {"call": sample_archive("call"), "slow": slow_archive(0.1)})
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
         link = wait_for("a session listed as now playing", lambda: _LINK.search(client.get("/").text),
                         output=server.output).group(1)
@@ -130,24 +125,11 @@ def test_the_feeds_are_bounded_per_address(tmp_path: Path) -> None:
             assert second.headers["retry-after"]
 
 
-CUP = """\
-data: data
-isolation: none
-profile: %s
-table: {pots: 3}
-ladder: {enabled: false}
-tournaments:
-  - {name: cup, cron: "0 2 * * *"}
-"""
-
-
 @pytest.mark.parametrize("rules_profile", ["georgian", "seka36"])
 def test_a_scheduled_tournaments_session_in_play_is_linked_from_its_page_and_watched_live(
         tmp_path: Path, rules_profile: str) -> None:
-    _accepted(tmp_path / "data", rules_profile,
-              {"call": sample_archive("call"), "slow": _slow_archive(SLOW, medium=FOLDS_BELOW)})
-    config = tmp_path / "service.yaml"
-    config.write_text(CUP % rules_profile)
+    config = served(tmp_path, CUP, rules_profile,
+                    {"call": sample_archive("call"), "slow": slow_archive(SLOW, medium=FOLDS_BELOW)})
     organiser = token(config, "org", organiser=True)
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
         fired = client.post("/api/schedules/cup/run", headers=bearer(organiser))
@@ -165,9 +147,7 @@ def test_a_scheduled_tournaments_session_in_play_is_linked_from_its_page_and_wat
 
 
 def test_the_viewer_shows_a_live_session_growing_in_chromium(tmp_path: Path) -> None:
-    _accepted(tmp_path / "data", "georgian", {"call": sample_archive("call"), "slow": _slow_archive(0.1)})
-    config = tmp_path / "service.yaml"
-    config.write_text(LADDER % "georgian")
+    config = served(tmp_path, LADDER, "georgian", {"call": sample_archive("call"), "slow": slow_archive(0.1)})
     with running(config) as server, open_chromium() as browser:
         browser.get(server.url + "/")
         wait_for("a session listed as now playing", lambda: browser.refresh() or browser.find_elements(

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -75,3 +78,17 @@ def run_small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("finished")
     assert main(["run", str(definition(folder)), "--out", str(folder / "out")]) == 0
     return folder
+
+
+@contextmanager
+def started_run(definition: Path, out: Path, log: Path, *options: str) -> Iterator[subprocess.Popen[bytes]]:
+    """`seka-arena run DEFINITION --out OUT --no-report OPTIONS` in the background, its output to `log`, for a
+    test to signal; killed on the way out if still running."""
+    with log.open("w") as sink:
+        arena = subprocess.Popen([sys.executable, "-m", "arena", "run", str(definition), "--out", str(out),
+                                  "--no-report", *options], cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        yield arena
+    finally:
+        arena.kill()
+        arena.wait()

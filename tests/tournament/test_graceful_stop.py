@@ -15,7 +15,7 @@ import pytest
 
 from arena.cli import main
 
-from ._support import ROOT, SECRET, standings_of
+from ._support import ROOT, SECRET, standings_of, started_run
 
 TOURNAMENT = """\
 name: graceful
@@ -71,20 +71,14 @@ def test_a_first_signal_finishes_the_sessions_in_flight_writes_the_standings_and
     on = ["--cluster", cluster] if cluster is not None else []
     assert main(["run", str(definition), "--out", str(tmp_path / "straight"), "--no-report"]) == 0
 
-    command = [sys.executable, "-m", "arena", "run", str(definition), "--out", str(tmp_path / "stopped"),
-               "--no-report", *on]
     results = tmp_path / "stopped" / "results" / "graceful"
     database = results / "tournament.sqlite"
     output = tmp_path / "output.txt"
-    with output.open("w") as sink:
-        arena = subprocess.Popen(command, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
-    try:
+    with started_run(definition, tmp_path / "stopped", output, *on) as arena:
         _wait_for(lambda: len(_finished(database)) >= 2 and _running(database), "sessions in flight")
         in_flight = _running(database)
         arena.send_signal(stop)
         status = arena.wait(timeout=120)
-    finally:
-        arena.kill()
     text = output.read_text()
     assert status == 0, text
     assert "stopping: the sessions in flight finish" in text
@@ -98,7 +92,8 @@ def test_a_first_signal_finishes_the_sessions_in_flight_writes_the_standings_and
     assert not standings["complete"] and standings["sessions"] == len(finished) and standings["secret"] is None
     assert (results / "crosstable.csv").is_file()
 
-    resumed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    resumed = subprocess.run([sys.executable, "-m", "arena", "run", str(definition), "--out", str(tmp_path / "stopped"),
+                              "--no-report", *on], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     straight = tmp_path / "straight" / "results" / "graceful"
     assert standings_of(results) == standings_of(straight)
@@ -126,18 +121,13 @@ def test_a_second_signal_stops_at_once_and_leaves_the_session_in_flight_to_the_n
     definition.write_text(SLOW % {"root": ROOT, "secret": SECRET})
     database = tmp_path / "results" / "slow" / "tournament.sqlite"
     output = tmp_path / "output.txt"
-    with output.open("w") as sink:
-        arena = subprocess.Popen([sys.executable, "-m", "arena", "run", str(definition), "--out", str(tmp_path),
-                                  "--no-report"], cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
-    try:
+    with started_run(definition, tmp_path, output) as arena:
         _wait_for(lambda: _running(database), "a session in flight")
         arena.send_signal(signal.SIGINT)
         _wait_for(lambda: "stopping" in output.read_text() or arena.poll() is not None, "the first signal's answer")
         assert "stopping: the sessions in flight finish" in output.read_text()
         arena.send_signal(signal.SIGTERM)
         status = arena.wait(timeout=60)
-    finally:
-        arena.kill()
     text = output.read_text()
     assert status == 130, text
     assert "interrupted (run the same command again to resume)" in text

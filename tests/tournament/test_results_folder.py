@@ -17,6 +17,7 @@ import pytest
 from arena.cli import main
 from arena.storage import FolderLock
 
+from .._launch import path_without_prlimit
 from .._tmpfs import remount, tmpfs
 from ._support import SEKA_ARENA, assert_results_agree, copy_finished, definition, rows
 
@@ -258,15 +259,10 @@ def test_a_run_whose_every_bot_fails_to_start_for_the_arenas_reason_stops_with_t
     # shell are), so every bot fails before its own command runs. That is the arena's fault, not the bots'.
     tournament = definition(tmp_path)
     tournament.write_text(tournament.read_text() + "isolation: none\nlimits: {cpu_seconds: 60}\n")
-    programs = tmp_path / "bin"
-    programs.mkdir()
-    for program in ("setpriv", "sh"):
-        found = shutil.which(program)
-        assert found is not None
-        (programs / program).symlink_to(found)
+    programs = path_without_prlimit(tmp_path)
     done = subprocess.run([str(SEKA_ARENA), "run", str(tournament), "--out", str(tmp_path / "out"), "--no-report"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PATH": str(programs)})
+                          env={**os.environ, "PATH": programs})
     assert done.returncode == 1 and done.stderr.count("\n") == 1, (done.returncode, done.stderr)
     assert "failed to start for the same reason, the arena's own, not theirs: setpriv: failed to execute " \
            "prlimit: No such file or directory" in done.stderr
