@@ -12,6 +12,8 @@ from ._adjusted import VALUE_FUNCTION as VALUE_FUNCTION
 from ._adjusted import SessionTerms as SessionTerms
 from ._adjusted import adjust as adjust
 from ._adjusted import block_half as block_half
+from ._adjusted import control_coefficient as control_coefficient
+from ._adjusted import controlled as controlled
 from ._adjusted import session_terms as session_terms
 from ._adjusted import value_function_digest as value_function_digest
 from ._blocks import BlockResults as BlockResults
@@ -64,6 +66,8 @@ __all__ = [
     "chip_rate",
     "comparison_groups",
     "connected_groups",
+    "control_coefficient",
+    "controlled",
     "pair_results",
     "pair_score",
     "prefix_ratings",

@@ -265,6 +265,22 @@ def block_half(block: str) -> int:
     return hashlib.sha256(block.encode()).digest()[0] & 1
 
 
+def control_coefficient(n: int, sx: Fraction | float, sy: Fraction | float, sxx: Fraction | float,
+                        sxy: Fraction | float) -> Fraction:
+    """The least-squares slope of y on x from their sums over n points (x: luck, y: the result less the known
+    terms), kept exact to 1/1000; 0 without variation in x.
+
+    >>> control_coefficient(3, 0, 0, 2, 1)  # points (-1, -0.5), (0, 0), (1, 0.5)
+    Fraction(1, 2)
+    >>> control_coefficient(1, 2.0, 1.0, 4.0, 2.0)
+    Fraction(0, 1)
+    """
+    spread = sxx - sx * sx / n if n else 0
+    if spread <= 0:
+        return Fraction(0)
+    return Fraction((sxy - sx * sy / n) / spread).limit_denominator(_COEFFICIENT_DENOMINATOR)
+
+
 def fit_coefficients(sessions: Iterable[tuple[SessionOutcome, SessionTerms]]) -> dict[tuple[str, int], Fraction]:
     """The deal control variate's coefficient by (bot, table size): the least-squares slope of the bot's
     result less the known terms on its luck, over `sessions` (exact, then to 1/1000); no variation, 0."""
@@ -273,12 +289,7 @@ def fit_coefficients(sessions: Iterable[tuple[SessionOutcome, SessionTerms]]) ->
         for bot, y, x in zip(outcome.bots, terms.known, terms.luck, strict=True):
             n, sx, sy, sxx, sxy = sums.setdefault((bot, len(outcome.bots)), [Fraction(0)] * 5)
             sums[bot, len(outcome.bots)] = [n + 1, sx + x, sy + y, sxx + x * x, sxy + x * y]
-    coefficients = {}
-    for key, (n, sx, sy, sxx, sxy) in sums.items():
-        spread = sxx - sx * sx / n
-        coefficients[key] = (Fraction(0) if spread <= 0 else
-                             ((sxy - sx * sy / n) / spread).limit_denominator(_COEFFICIENT_DENOMINATOR))
-    return coefficients
+    return {key: control_coefficient(int(n), sx, sy, sxx, sxy) for key, (n, sx, sy, sxx, sxy) in sums.items()}
 
 
 def adjust(sessions: Sequence[tuple[SessionOutcome, SessionTerms]]) -> list[SessionOutcome]:
@@ -297,12 +308,22 @@ def adjust(sessions: Sequence[tuple[SessionOutcome, SessionTerms]]) -> list[Sess
     for outcome, terms in sessions:
         coefficients = fitted[block_half(outcome.block)]
         seats = len(outcome.bots)
-        control = [coefficients.get((bot, seats), Fraction(0)) * luck for bot, luck in zip(outcome.bots, terms.luck,
-                                                                                          strict=True)]
-        mean = sum(control, Fraction(0)) / seats
-        balances = tuple(known - c + mean for known, c in zip(terms.known, control, strict=True))
+        balances = controlled(terms.known, terms.luck, [coefficients.get((bot, seats), Fraction(0))
+                                                        for bot in outcome.bots])
         adjusted.append(SessionOutcome(outcome.bots, balances, outcome.block, outcome.faults))
     return adjusted
+
+
+def controlled(known: Sequence[Amount], luck: Sequence[Amount], coefficients: Sequence[Fraction]) -> tuple[Amount, ...]:
+    """The adjusted result of a session given each seat's control coefficient: the known result
+    (`SessionTerms.known`) less c·luck, plus the table's mean of c·luck (so that it still sums to zero).
+
+    >>> controlled([3, -3], [2, -2], [Fraction(1, 2), Fraction(0)])
+    (Fraction(3, 2), Fraction(-3, 2))
+    """
+    control = [c * x for c, x in zip(coefficients, luck, strict=True)]
+    mean = sum(control, Fraction(0)) / len(control)
+    return tuple(y - c + mean for y, c in zip(known, control, strict=True))
 
 
 @functools.cache

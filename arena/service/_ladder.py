@@ -15,8 +15,10 @@ results stay in the history. The next table is chosen by `choose_table`:
    pairs have p(1-p) near its maximum 1/4.
 
 The fit behind the choice counts each session's finishing order by its adjusted result (its raw
-balances less the luck of svara re-deals and of draws from announced distributions: docs/ratings.md),
-which is stored beside the raw balances; every page shows the raw ones.
+balances less the luck of svara re-deals and of draws from announced distributions, and less the deal
+control variate, each seat's coefficient fitted on the other half of the ladder's blocks recorded
+before: docs/ratings.md, docs/service.md), which is stored beside the raw balances; every page shows
+the raw ones.
 
 No table seats two versions of one author (`is_allowed`), whichever way it is chosen: an author's
 bots never play each other for rating, so none can gain by soft play towards its teammate (Halite's
@@ -580,12 +582,12 @@ class Ladder:
             faults[seat.seat] = sum(seat.telemetry["faults"].values())
             reasons[seat.seat] = tuple(FaultReason(kind, reason, count) for kind, reason, count in seat.fault_reasons)
         # The tables are chosen from adjusted results (less the luck of svara re-deals and of announced
-        # distributions' draws: docs/ratings.md); the deal control variate, fitted across blocks, is left out.
-        adjusted = await trio.to_thread.run_sync(
-            lambda: session_terms(self.service.config.rules, result.events).known)
+        # distributions' draws, and the deal control variate cross-fitted on the other half of the blocks:
+        # docs/ratings.md), which the store works out as it records the result.
+        terms = await trio.to_thread.run_sync(lambda: session_terms(self.service.config.rules, result.events))
         await trio.to_thread.run_sync(lambda: store.record_ladder_result(
             session.id, balances, faults, str(history.relative_to(self.service.config.data)), reasons,
-            adjusted=adjusted))
+            adjusted=terms.known, luck=terms.luck))
         self.service.disk_full.cleared()
         if self._paused is not None:
             LOGGER.warning("the ladder plays again: session %s started (it was paused: %s)", session.id, self._paused)

@@ -36,7 +36,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..engine import Amount, ArenaError, format_amount, parse_amount
-from ..ratings import BlockResults, PairResults, RatingError, SessionOutcome, block_results
+from ..ratings import (
+    BlockResults,
+    PairResults,
+    RatingError,
+    SessionOutcome,
+    block_half,
+    block_results,
+    control_coefficient,
+    controlled,
+)
 from ..storage import (
     DiskFullError,
     FaultReason,
@@ -240,6 +249,23 @@ MIGRATIONS: tuple[Migration, ...] = (
         "ALTER TABLE challenges ADD COLUMN failed TEXT",
         "ALTER TABLE challenges ADD COLUMN failed_at TEXT",
     )),
+    # The deal control variate of the ladder's adjusted results (docs/ratings.md), cross-fitted: a session's
+    # coefficients are fitted on the ladder's finished sessions in the other half of the blocks (`block_half`),
+    # from running sums by version, table size and half, updated in the transaction that records a result.
+    Migration("0013_ladder_control_variate", (
+        "ALTER TABLE ladder_sessions ADD COLUMN luck TEXT",  # JSON amounts by seat (SessionTerms.luck); NULL before
+        """CREATE TABLE ladder_luck_sums (
+            version INTEGER NOT NULL,
+            seats INTEGER NOT NULL,
+            half INTEGER NOT NULL CHECK (half IN (0, 1)),
+            n INTEGER NOT NULL,                     -- sessions; then the sums over them of x (luck) and y (the
+            sx REAL NOT NULL,                       -- result less the known terms), x², and xy: the least squares
+            sy REAL NOT NULL,                       -- slope of y on x is the coefficient (`control_coefficient`)
+            sxx REAL NOT NULL,
+            sxy REAL NOT NULL,
+            PRIMARY KEY (version, seats, half)
+        ) WITHOUT ROWID""",
+    )),
 )
 """The service's schema, oldest first (never edit one that shipped: add another)."""
 
@@ -343,6 +369,9 @@ class LadderSession:
     adjusted: tuple[Amount, ...] | None = None
     """By seat, the adjusted result the ladder chose tables from (docs/ratings.md); None when not
     recorded (played before it was): the raw `balances` stood in."""
+    luck: tuple[Amount, ...] | None = None
+    """By seat, the deals' luck (`SessionTerms.luck`) the deal control variate weighed; None when not
+    recorded (played before it was: its adjusted result has no control variate)."""
 
     @property
     def ranked(self) -> tuple[Amount, ...] | None:
@@ -933,18 +962,34 @@ class ServiceStore:
     def record_ladder_result(self, session_id: str, balances: Sequence[Amount], faults: Sequence[int],
                              history_path: str,
                              fault_reasons: Sequence[Sequence[FaultReason]] | None = None,
-                             adjusted: Sequence[Amount] | None = None) -> None:
+                             adjusted: Sequence[Amount] | None = None, luck: Sequence[Amount] | None = None) -> None:
         """Store a session's result: balances, fault counts and (when given) reasons and adjusted result, by
-        seat; the ladder's choice of tables counts finishing orders by the adjusted result when given."""
+        seat; the ladder's choice of tables counts finishing orders by the adjusted result when given.
+
+        Args:
+            adjusted: the balances less the terms of known mean zero (`SessionTerms.known`).
+            luck: the deals' luck by seat (`SessionTerms.luck`): with it, the deal control variate is taken off
+                `adjusted` too (`arena.ratings.controlled`), each seat's coefficient fitted on the finished
+                sessions of its version at this table size in the other half of the blocks (`block_half`),
+                never on this block; the session then joins its own half's sums.
+        """
         if sum(balances) != 0 or (adjusted is not None and sum(adjusted) != 0):
             raise StorageError(f"ladder session {session_id}: balances must sum to zero")
+        if luck is not None and (adjusted is None or len(luck) != len(adjusted)):
+            raise StorageError(f"ladder session {session_id}: luck needs the adjusted result, seat by seat")
         with self._write(f"recording {session_id}") as connection:
+            known = adjusted
+            if adjusted is not None and luck is not None:
+                adjusted = _control_variate(connection, session_id, adjusted, luck)
             updated = connection.execute(
                 "UPDATE ladder_sessions SET status = 'finished', balances = ?, faults = ?, fault_reasons = ?, "
-                "history_path = ?, finished_at = ?, adjusted = ? WHERE id = ? AND status != 'finished' "
+                "history_path = ?, finished_at = ?, adjusted = ?, luck = ? WHERE id = ? AND status != 'finished' "
                 "RETURNING seating",
                 (_amounts_json(balances), json.dumps(list(faults)), _reasons_json(fault_reasons), history_path,
-                 self.now(), None if adjusted is None else _amounts_json(adjusted), session_id)).fetchall()
+                 self.now(), None if adjusted is None else _amounts_json(adjusted),
+                 None if luck is None else _amounts_json(luck), session_id)).fetchall()
+            if updated and known is not None and luck is not None:
+                _add_luck(connection, session_id, known, luck)
             if updated:  # counted once: a result recorded again changes nothing
                 _add_results(connection, [(tuple(json.loads(updated[0][0])),
                                            tuple(balances if adjusted is None else adjusted))])
@@ -1237,6 +1282,42 @@ def _pair_counts(results: Sequence[tuple[Sequence[int], Sequence[Amount]]]) -> d
     return counts
 
 
+def _luck_place(connection: sqlite3.Connection, session_id: str) -> tuple[list[int], int] | None:
+    # A ladder session's versions by seat and its block's half (None for a session the store does not hold).
+    row = connection.execute("SELECT seating, block FROM ladder_sessions WHERE id = ?", (session_id,)).fetchone()
+    return None if row is None else ([int(seat) for seat in json.loads(row[0])], block_half(str(row[1])))
+
+
+def _control_variate(connection: sqlite3.Connection, session_id: str, known: Sequence[Amount],
+                     luck: Sequence[Amount]) -> tuple[Amount, ...]:
+    # Each seat's coefficient from its version's sums in the other half of the blocks: fitted on other
+    # blocks' deals than this one's, so c·luck keeps mean zero (docs/ratings.md, "Why it is unbiased").
+    place = _luck_place(connection, session_id)
+    if place is None:
+        return tuple(known)
+    versions, half = place
+    sums = {row[0]: row[1:] for row in connection.execute(
+        "SELECT version, n, sx, sy, sxx, sxy FROM ladder_luck_sums WHERE seats = ? AND half = ?",
+        (len(versions), 1 - half))}
+    return controlled(known, luck, [control_coefficient(*sums[version]) if version in sums else Fraction(0)
+                                    for version in versions])
+
+
+def _add_luck(connection: sqlite3.Connection, session_id: str, known: Sequence[Amount],
+              luck: Sequence[Amount]) -> None:
+    # The session into its own half's sums (floats: the coefficient is kept to 1/1000 and the sums of exact
+    # results with a mix's denominators would grow without bound).
+    place = _luck_place(connection, session_id)
+    assert place is not None  # its result was just recorded
+    versions, half = place
+    connection.executemany(
+        "INSERT INTO ladder_luck_sums (version, seats, half, n, sx, sy, sxx, sxy) VALUES (?, ?, ?, 1, ?, ?, ?, ?) "
+        "ON CONFLICT (version, seats, half) DO UPDATE SET n = n + 1, sx = sx + excluded.sx, sy = sy + excluded.sy, "
+        "sxx = sxx + excluded.sxx, sxy = sxy + excluded.sxy",
+        [(version, len(versions), half, float(x), float(y), float(x) * float(x), float(x) * float(y))
+         for version, x, y in zip(versions, luck, known, strict=True)])
+
+
 def _add_results(connection: sqlite3.Connection, results: Sequence[tuple[Sequence[int], Sequence[Amount]]]) -> None:
     # Newly finished sessions (seating, balances) into the aggregates, in the transaction that records them.
     connection.executemany(
@@ -1371,7 +1452,7 @@ def _ladder(row: sqlite3.Row) -> LadderSession:
             attempts=row["attempts"], balances=_optional(_amounts, row["balances"]),
             faults=_optional(_counts, row["faults"]), history_path=row["history_path"],
             created_at=row["created_at"], finished_at=row["finished_at"], fault_reasons=_reasons(row["fault_reasons"]),
-            adjusted=_optional(_amounts, row["adjusted"]))
+            adjusted=_optional(_amounts, row["adjusted"]), luck=_optional(_amounts, row["luck"]))
 
 
 @contextmanager

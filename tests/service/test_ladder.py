@@ -4,7 +4,9 @@ what it does with a block whose play raises, on a real store, real bots and the 
 from __future__ import annotations
 
 import logging
+import math
 import random
+import statistics
 from collections import Counter
 from collections.abc import Callable
 from fractions import Fraction
@@ -15,9 +17,11 @@ import httpx
 import pytest
 import trio
 
-from arena.engine import GEORGIAN, ArenaError
+from arena.engine import GEORGIAN, Amount, ArenaError, profile
 from arena.isolation import Isolation
-from arena.ratings import SessionOutcome, pair_results, session_terms
+from arena.policies import Policy, SoftThresholdPolicy, ThresholdPolicy, play_in_process
+from arena.ratings import SessionOutcome, SessionTerms, block_half, pair_results, session_terms
+from arena.ratings._adjusted import fit_coefficients
 from arena.replay import replay_file
 from arena.service import (
     Author,
@@ -31,8 +35,11 @@ from arena.service import (
     open_service,
     table_information,
 )
+from arena.service._store import LadderSession
 from arena.storage import StorageError
+from arena.tournament import mirrors
 
+from ..ratings.test_adjusted_unbiased import CASES as BIAS_CASES
 from ._archives import sample_archive
 
 T = TypeVar("T")
@@ -243,7 +250,11 @@ async def test_the_ladder_stores_each_sessions_adjusted_result_and_counts_finish
         assert session.history_path is not None
         state = replay_file(service.config.data / session.history_path).state
         assert session.balances == tuple(state.balances)  # the raw result stays stored
-        assert session.adjusted == session_terms(service.config.rules, state.events).known
+        terms = session_terms(service.config.rules, state.events)
+        assert session.luck == terms.luck
+    assert [session.adjusted for session in finished] == _cross_fitted(
+        [(session, session_terms(service.config.rules, replay_file(service.config.data / str(session.history_path))
+                                 .state.events)) for session in finished])
     # The table choice counts finishing orders by the adjusted results: the same as pair_results of them.
     versions = {session.seating for session in finished}
     assert len(versions) == 2
@@ -251,6 +262,60 @@ async def test_the_ladder_stores_each_sessions_adjusted_result_and_counts_finish
                                             str(session.block)) for session in finished])
     assert service.store.ladder_standing().pairs == expected
     service.store.close()
+
+
+def _cross_fitted(recorded: list[tuple[LadderSession, SessionTerms]]) -> list[tuple[Amount, ...]]:
+    """The adjusted results of sessions recorded in this order, as docs/ratings.md describes the ladder's: the
+    known result less c·luck plus the table's mean of c·luck, each seat's c the least-squares slope of its
+    version's known result on its luck over the sessions recorded before in the other half of the blocks
+    (exact here, then to 1/1000, as `fit_coefficients` fits a tournament's)."""
+    adjusted = []
+    for index, (session, terms) in enumerate(recorded):
+        half = block_half(str(session.block))
+        before = [(SessionOutcome(tuple(map(str, other.seating)), other_terms.raw, str(other.block)), other_terms)
+                  for other, other_terms in recorded[:index] if block_half(str(other.block)) != half]
+        fitted = fit_coefficients(before)
+        seats = len(session.seating)
+        control = [fitted.get((str(version), seats), Fraction(0)) * luck
+                   for version, luck in zip(session.seating, terms.luck, strict=True)]
+        mean = sum(control, Fraction(0)) / seats
+        adjusted.append(tuple(known - c + mean for known, c in zip(terms.known, control, strict=True)))
+    return adjusted
+
+
+@pytest.mark.parametrize(("name", "options", "seats"), BIAS_CASES,
+                         ids=[f"{n}-{'-'.join(o.values()) or 'default'}-{s}" for n, o, s in BIAS_CASES])
+def test_the_ladders_deal_control_variate_is_cross_fitted_on_the_other_half_and_unbiased_on_every_profile(
+        tmp_path: Path, name: str, options: dict[str, str], seats: int) -> None:
+    service = _service(tmp_path / "data")
+    store = service.store
+    rules = profile(name, options).with_table(pots_per_session=3)
+    evaluator = rules.evaluator
+    policies: list[Policy] = [SoftThresholdPolicy(name="soft", evaluator=evaluator),
+                              SoftThresholdPolicy(name="loose", call_from=15, raise_from=22, evaluator=evaluator)]
+    policies += [ThresholdPolicy(name=f"plain{seat}", call_from=16 + 2 * seat, evaluator=evaluator)
+                 for seat in range(seats - 2)]
+    by_version = {version: policy for version, policy in enumerate(policies, start=1)}
+    seatings = mirrors(list(by_version))
+    recorded: list[tuple[LadderSession, SessionTerms]] = []
+    for _ in range(max(6, 120 // len(seatings))):  # blocks, each with every mirror of the table
+        for session in store.plan_block(seatings, seed=lambda number: f"{name}-{seats}-{number}", reason="test"):
+            state = play_in_process(rules, [by_version[version] for version in session.seating], seed=session.seed)
+            terms = session_terms(rules, state.events)
+            store.record_ladder_result(session.id, terms.raw, [0] * seats, "h", adjusted=terms.known, luck=terms.luck)
+            recorded.append((session, terms))
+    stored = {session.id: session for session in store.ladder_sessions()}
+    assert [stored[session.id].adjusted for session, _ in recorded] == _cross_fitted(recorded)
+    assert all(stored[session.id].balances == terms.raw for session, terms in recorded)  # the raw result stays
+    assert all(sum(stored[session.id].adjusted or (1,)) == 0 for session, _ in recorded)  # still zero-sum
+    # Not vacuous: the other half's fit weighs luck, and the control variate moves results.
+    moved = [float(stored[session.id].ranked[seat] - terms.known[seat]) for session, terms in recorded
+             for seat, version in enumerate(session.seating) if version == 1]
+    assert sum(1 for difference in moved if difference) > len(moved) // 4
+    # Unbiased: the soft bot's mean adjusted result is its mean known one within the sampling error.
+    se = statistics.stdev(moved) / math.sqrt(len(moved))
+    assert abs(statistics.fmean(moved)) < 4 * se
+    store.close()
 
 
 def test_a_recorded_adjusted_result_decides_the_ladders_finishing_order_and_the_raw_one_stays(tmp_path: Path) -> None:
