@@ -66,6 +66,8 @@ class Sizes:
     """Planted pools of each kind (`integrity`)."""
     collusion_honest_pools: int
     """Pools of six honest bots (`integrity`)."""
+    collusion_population: tuple[int, int]
+    """Honest drawn-choice bots, and the blocks they play, of the p-values' calibration check (`integrity`)."""
 
 
 FULL = Sizes(engine_seconds=2.0, decision_rounds=7, decision_calls=200, inflight=(1, 4, 16, 64), inflight_bots=8,
@@ -73,13 +75,13 @@ FULL = Sizes(engine_seconds=2.0, decision_rounds=7, decision_calls=200, inflight
              tournament_bots=8, tournament_blocks=4, scaling_bots=(4, 8, 16, 32), resamples=1000, duplicate_pairs=500,
              duplicate_inflight=4, service_requests=100, service_rounds=3, service_window=40.0,
              separation_blocks=2000, bias_sessions=10_000, collusion_shared=2000,
-             collusion_trials=2, collusion_honest_pools=4)
+             collusion_trials=2, collusion_honest_pools=4, collusion_population=(24, 3000))
 QUICK = Sizes(engine_seconds=0.7, decision_rounds=5, decision_calls=120, inflight=(1, 4, 16, 64), inflight_bots=8,
               inflight_warmup=0.8, inflight_window=1.5, efficiency_rounds=3, raw_window=1.5, start_repeats=5,
               tournament_bots=4, tournament_blocks=2, scaling_bots=(4, 8, 16), resamples=1000, duplicate_pairs=60,
               duplicate_inflight=4, service_requests=40, service_rounds=2, service_window=20.0,
               separation_blocks=300, bias_sessions=300, collusion_shared=300,
-              collusion_trials=1, collusion_honest_pools=1)
+              collusion_trials=1, collusion_honest_pools=1, collusion_population=(12, 300))
 
 
 def python_bot(name: str, script: str, *args: str) -> BotSpec:
