@@ -76,11 +76,29 @@ class CpuMark:
     """The threads read."""
     texts: tuple[bytes | None, ...]
     """Each one's schedstat line (None: it was gone)."""
+    clocks: tuple[tuple[int, int], ...] = ()
+    """(pid, nanoseconds of CPU its threads have used, the ended ones' included) of each of the bot's
+    processes read (`_process_clock`)."""
 
     @cached_property
     def threads(self) -> dict[int, tuple[int, int]]:
         """Nanoseconds each thread (by tid) has run, and waited for a CPU, since it started."""
         return _parsed(self.tids, self.texts)
+
+
+def _process_clock(pid: int) -> int | None:
+    """Nanoseconds of CPU the process `pid` has used, all its threads (those that ended included): its
+    CPU-time clock (the `clock_getcpuclockid` encoding of Linux, `(~pid << 3) | CPUCLOCK_SCHED`), which any
+    process may read; one system call, where listing and reading its threads takes one per thread.
+    None when it is gone."""
+    try:
+        return time.clock_gettime_ns((~pid << 3) | 2)
+    except OSError:
+        return None
+
+
+def _clocks(pids: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    return tuple((pid, used) for pid in pids if (used := _process_clock(pid)) is not None)
 
 
 def _parsed(tids: Sequence[int], texts: Sequence[bytes | None]) -> dict[int, tuple[int, int]]:
@@ -110,7 +128,8 @@ class CpuWatch:
         self._tids: list[int] = []
         self._fds: list[int] = []
         self._threads_file = threads_file
-        # Under isolation `none`: the processes and threads of the process tree as last walked, and when.
+        # The bot's processes: under isolation `none` those of the process tree as last walked (with its
+        # threads, and when), under a control group those it listed when its threads last changed.
         self._processes: list[int] = []
         self._tree: list[int] = []
         self._walked = -_TREE_AGE
@@ -154,7 +173,8 @@ class CpuWatch:
         tids = self.threads()
         if tids != self._tids:
             self._reopen(tids)
-        return CpuMark(time.monotonic(), tuple(self._tids), tuple([_pread(fd) for fd in self._fds]))
+        return CpuMark(time.monotonic(), tuple(self._tids), tuple([_pread(fd) for fd in self._fds]),
+                       _clocks(self._processes))
 
     def kept_since(self, mark: CpuMark) -> float:
         """Seconds since `mark` that the bot was kept from the CPU by others (see the module docstring).
@@ -174,21 +194,14 @@ class CpuWatch:
         return max(0.0, min(longest / 1e9, unused))
 
     def ran_since(self, mark: CpuMark) -> float:
-        """CPU seconds the bot's threads ran since `mark`: its threads listed again (one read), each
-        read through the file already open. A thread born since counts in full: a gRPC server starts
-        a thread for a call when none is idle, and that thread is the one that decides (a bot's
-        first calls ran on new threads and read as 1 ms of CPU for 80 ms of computing). A thread
-        that ended since is not counted."""
-        tids = self.threads()
-        if tids != self._tids:
-            self._reopen(tids)
-        texts = [_pread(fd) for fd in self._fds]
-        if tuple(self._tids) == mark.tids:  # as a rule: the same threads, so no dict of either reading
-            ran = sum(int(now.split(maxsplit=1)[0]) - (int(then.split(maxsplit=1)[0]) if then else 0)
-                      for now, then in zip(texts, mark.texts, strict=True) if now)
-        else:
-            then_threads = mark.threads
-            ran = sum(run - then_threads.get(tid, (0, 0))[0] for tid, (run, _) in _parsed(self._tids, texts).items())
+        """CPU seconds the bot's processes used since `mark`: one clock read per process (a bot is one
+        process as a rule), no listing of its threads. Every thread counts, one the bot's gRPC server
+        started for the call (a bot's first calls run on new threads) and one that ended since alike.
+        A process started since `mark` is not counted, nor one that ended since."""
+        ran = 0
+        for pid, then in mark.clocks:
+            if (now := _process_clock(pid)) is not None:
+                ran += now - then
         return max(0, ran) / 1e9
 
     def cpu_seconds(self) -> float:
@@ -199,15 +212,11 @@ class CpuWatch:
         `_TREE_AGE` old: a process started since, and still running, is not counted yet).
         """
         if self._threads_file is not None:
-            try:
-                pids = [int(word) for word in self._threads_file.with_name("cgroup.procs").read_bytes().split()]
-            except OSError:
-                pids = []
+            self._processes = self._group_processes()
         else:
             self.threads()
-            pids = self._processes
         used = 0
-        for pid in pids:
+        for pid in self._processes:
             try:
                 with open(f"/proc/{pid}/stat", "rb") as stat:
                     fields = stat.read().rsplit(b")", 1)[1].split()
@@ -221,7 +230,18 @@ class CpuWatch:
             self._reopen(tids)
         return _parsed(self._tids, [_pread(fd) for fd in self._fds])
 
+    def _group_processes(self) -> list[int]:
+        assert self._threads_file is not None
+        try:
+            return [int(word) for word in self._threads_file.with_name("cgroup.procs").read_bytes().split()]
+        except OSError:
+            return []
+
     def _reopen(self, tids: list[int]) -> None:
+        """Open the schedstat files of `tids` (keeping those open already); under a control group, list
+        its processes again too (the same threads are the same processes)."""
+        if self._threads_file is not None:
+            self._processes = self._group_processes()
         kept = dict(zip(self._tids, self._fds, strict=True))
         self._tids, self._fds = [], []
         for tid in tids:
@@ -430,7 +450,7 @@ class CallTime:
         return min(self.grace, kept + max(0.0, engine) + max(0.0, callback))
 
     def cpu(self) -> float | None:
-        """CPU seconds the bot's threads ran since the call was created (None without a watch)."""
+        """CPU seconds the bot's processes used since the call was created (None without a watch)."""
         return self._cpu.ran_since(self._mark) if self._cpu is not None and self._mark is not None else None
 
     def _callback_wait(self) -> int:

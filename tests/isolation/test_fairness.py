@@ -91,6 +91,27 @@ def test_a_process_the_bot_started_counts_and_a_sleeping_bot_was_kept_from_nothi
         assert watch.kept_since(mark) < 0.1
 
 
+def test_the_cpu_a_bot_ran_counts_a_thread_that_started_and_ended_since_the_mark() -> None:
+    # A gRPC server may decide on a thread started for the call, which may end before the next listing.
+    code = ("import threading, time\nprint('ready', flush=True)\ninput()\n"
+            "thread = threading.Thread(target=lambda: exec(" + repr(_BURN.format(seconds=0.3)) + "))\n"
+            "thread.start(); thread.join()\nprint('done', flush=True)\ntime.sleep(60)\n")
+    process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        assert process.stdout.readline() == b"ready\n"
+        with watching(process.pid) as watch:
+            mark = watch.mark()
+            process.stdin.write(b"go\n")
+            process.stdin.flush()
+            assert process.stdout.readline() == b"done\n"
+            ran = watch.ran_since(mark)
+    finally:
+        process.kill()
+        process.wait()
+    assert 0.29 <= ran < 1.0, ran
+
+
 @needs_cgroups
 def test_time_held_back_by_the_bots_own_cpu_quota_is_not_counted() -> None:
     # Under a quota of a tenth of a core, a spinner spends its quota and waits the rest of the time.
