@@ -204,6 +204,15 @@ class CpuWatch:
                 ran += now - then
         return max(0, ran) / 1e9
 
+    def processes(self) -> list[int]:
+        """The bot's processes: listed by its control group, or under isolation `none` those of the
+        last walk of its process tree (at most `_TREE_AGE` old: one started since is not listed yet)."""
+        if self._threads_file is not None:
+            self._processes = self._group_processes()
+        else:
+            self.threads()
+        return self._processes
+
     def cpu_seconds(self) -> float:
         """CPU time the bot's live processes have used, with that of the children they reaped.
 
@@ -211,12 +220,8 @@ class CpuWatch:
         by its control group, or under isolation `none` by the last walk of its process tree (at most
         `_TREE_AGE` old: a process started since, and still running, is not counted yet).
         """
-        if self._threads_file is not None:
-            self._processes = self._group_processes()
-        else:
-            self.threads()
         used = 0
-        for pid in self._processes:
+        for pid in self.processes():
             try:
                 with open(f"/proc/{pid}/stat", "rb") as stat:
                     fields = stat.read().rsplit(b")", 1)[1].split()

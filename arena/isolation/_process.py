@@ -390,11 +390,13 @@ class BotProcess:
     def memory_peak(self) -> int | None:
         """The most memory the bot has held at once since it was launched, in bytes: its control
         group's peak under `limits` and `sandbox`; under `none`, the sum of the peak resident sizes
-        (VmHWM) of its live processes. None when it cannot be read (the bot is gone)."""
+        (VmHWM) of its live processes, as its `CpuWatch` last walked them (at most a second ago: a walk
+        reads a file per thread, ~85 us for a grpcio bot, and this is read at every session's end).
+        None when it cannot be read (the bot is gone)."""
         if self.cgroup is not None:
             return self.cgroup.memory_peak()
         peak = None
-        for pid in (self.pid, *_descendants(self.pid)):
+        for pid in self.cpu.processes():
             try:
                 status = Path(f"/proc/{pid}/status").read_bytes()
             except OSError:
