@@ -35,8 +35,27 @@ def amount_to_proto(value: Amount) -> pb.Amount:
     denominator: 2
     <BLANKLINE>
     """
-    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+    message = pb.Amount()
+    put_amount(message, value)
+    return message
+
+
+def put_amount(message: pb.Amount, value: Amount) -> None:
+    """Write an exact amount into `message`, a field of the message being built, in lowest terms.
+
+    Setting a field in place costs about half of building an `Amount` and copying it in.
+
+    >>> turn = pb.TurnRequest()
+    >>> put_amount(turn.pot, Fraction(3, 2)); put_amount(turn.balances.add(), -4)
+    >>> turn.pot.numerator, turn.pot.denominator, turn.balances[0].denominator
+    (3, 2, 1)
+    """
+    kind = type(value)
+    if kind is int:
+        message.numerator = value  # type: ignore[assignment]  # narrowed by `type(value) is int`
+        message.denominator = 1
+    elif kind is Fraction or (isinstance(value, (int, Fraction)) and not isinstance(value, bool)):
+        message.numerator = value.numerator
+        message.denominator = value.denominator
+    else:
         raise TypeError(f"an amount is an int or a fractions.Fraction, not {value!r}")
-    if isinstance(value, int):
-        return pb.Amount(numerator=value, denominator=1)
-    return pb.Amount(numerator=value.numerator, denominator=value.denominator)

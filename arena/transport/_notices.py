@@ -35,8 +35,8 @@ from ..engine import (
     SvaraDeclared,
     redact_for,
 )
-from ..protocol import amount_to_proto
-from ._convert import _amounts, _seats
+from ..protocol import amount_to_proto, put_amount
+from ._convert import _amounts, _put_amounts, _put_seats
 
 
 class Notices:
@@ -134,23 +134,38 @@ def notice_for(event: Event, seat: int, *, session_id: str, moment: Moment,
             if seat not in event.hands:
                 return None
             unseen = seat in visible.unseen
-            return pb.Notice(session_id=session_id, deal=pb.DealNotice(
-                pot_number=visible.pot, replay=visible.replay, dealer=visible.dealer, seat=seat,
-                cards=[] if unseen else [str(card) for card in visible.hands[seat]], seats=_seats(moment.bots),
-                players=sorted(event.hands), balances=_amounts(moment.balances), pot=amount_to_proto(moment.pot),
-                cards_unseen=unseen, stacks=_amounts(moment.stacks)))
+            notice = pb.Notice(session_id=session_id)
+            deal = notice.deal
+            deal.pot_number, deal.replay, deal.dealer, deal.seat = visible.pot, visible.replay, visible.dealer, seat
+            if not unseen:
+                deal.cards.extend([str(card) for card in visible.hands[seat]])
+            _put_seats(deal.seats, moment.bots)
+            deal.players.extend(sorted(event.hands))
+            _put_amounts(deal.balances, moment.balances)
+            put_amount(deal.pot, moment.pot)
+            deal.cards_unseen = unseen
+            _put_amounts(deal.stacks, moment.stacks)
+            return notice
         case ShowdownHeld():
             return _showdown(visible, showdown, session_id)
         case Revealed():
             return _showdown(visible, pb.SHOWDOWN_KIND_ACTION_CAP, session_id)
         case PotWon():
-            return pb.Notice(session_id=session_id, pot_result=pb.PotResultNotice(
-                pot_number=visible.pot, winner=visible.seat, amount=amount_to_proto(visible.amount),
-                shown=visible.shown, balances=_amounts(visible.balances), stacks=_amounts(moment.stacks)))
+            notice = pb.Notice(session_id=session_id)
+            result = notice.pot_result
+            result.pot_number, result.winner, result.shown = visible.pot, visible.seat, visible.shown
+            put_amount(result.amount, visible.amount)
+            _put_amounts(result.balances, visible.balances)
+            _put_amounts(result.stacks, moment.stacks)
+            return notice
         case SessionEnded():
-            return pb.Notice(session_id=session_id, session_end=pb.SessionEndNotice(
-                balances=_amounts(visible.balances), winners=visible.winners, stacks=_amounts(moment.stacks),
-                pots_played=pots_played if moment.stacks else 0))
+            notice = pb.Notice(session_id=session_id)
+            end = notice.session_end
+            _put_amounts(end.balances, visible.balances)
+            end.winners.extend(visible.winners)
+            _put_amounts(end.stacks, moment.stacks)
+            end.pots_played = pots_played if moment.stacks else 0
+            return notice
         case Looked():
             return pb.Notice(session_id=session_id, look=pb.LookNotice(
                 pot_number=moment.pot_number, replay=moment.replay, seat=visible.seat,
