@@ -9,6 +9,7 @@ arena never reads it. Imports Dask: only loaded when a local cluster is asked fo
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 from distributed import Nanny, Scheduler, Security, SpecCluster, Worker
@@ -34,7 +35,17 @@ class QuietScheduler(_NoHttp, Scheduler):
 
 
 class QuietWorker(_NoHttp, Worker):
-    """Dask's worker with no HTTP server."""
+    """Dask's worker with no HTTP server, in a process group of its own.
+
+    Ctrl-C in a terminal signals its whole foreground process group: the driver (`run`, serve's
+    ladder) takes it as "finish the sessions in flight", but a worker process would die of it with
+    those sessions. Out of the group, only its driver stops it, once they are stored (its bots have
+    sessions of their own already).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        os.setpgrp()  # in the worker's own process: the nanny starts it, the driver's process holds the nanny
+        super().__init__(*args, **kwargs)
 
 
 def security(credentials: ClusterCredentials) -> Security:

@@ -8,13 +8,14 @@ and every session of its blocks are then stored in one transaction, each block's
 a secret drawn for the challenge (`block_seed`, as the ladder's). The challenger and its opponents
 sit at one table (the game must allow that many seats), every mirror of it in each block.
 
-The ladder's process plays them (`Ladder`): a challenge block when the ladder has room, taking
-turns with the ladder's own blocks, so that a queue of challenges delays the ladder by one block at
-most at a time. Sessions are played as the ladder's are (the service's game, limits and isolation;
-a history written once), into `challenges/`, and their results go to tables of their own
-(`challenge_sessions`), which neither the ratings nor the ladder's choice of tables read. A
-challenge, like a ladder table, may seat the challenger's own other bots: it is never rated, so no
-author gains by it; rated tables never do (`_ladder.choose_table`).
+The ladder's process plays them (`Ladder`), here or on the service's cluster (`_playing`): a
+challenge block when the ladder has room, taking turns with the ladder's own blocks, so that a queue
+of challenges delays the ladder by one block at most at a time. Sessions are played as the ladder's
+are (the service's game, limits and isolation; a history written once), into `challenges/`, and
+their results go to tables of their own (`challenge_sessions`), which neither the ratings nor the
+ladder's choice of tables read. A challenge, like a ladder table, may seat the challenger's own
+other bots: it is never rated, so no author gains by it; rated tables never do
+(`_ladder.choose_table`).
 
 A session that cannot be played by its bots' own doing (`BotsFailed`) is tried again, and at the
 `MAX_BOT_FAILURES`-th such try the challenge ends, failed, with the reason its challenger reads; a
@@ -43,13 +44,14 @@ from typing import Any
 import trio
 
 from ..engine import ArenaError, format_amount
-from ..history import write_history, write_resources
+from ..executor import SessionJob
 from ..isolation import session_folder
-from ..match import public_session_id, run_session
+from ..match import public_session_id
 from ..storage import make_way_for_replay
 from ..tournament import arena_launch_failure, block_seed, mirrors
 from ..transport import BotSpec, open_bot, with_our_python
 from ._config import seats_problem
+from ._playing import SessionPlayer, write_files
 from ._service import Service
 from ._store import Author, Challenge, ChallengeSession, ServiceStore, VersionRecord, VersionStatus, from_iso
 
@@ -281,8 +283,9 @@ def table_authors(store: ServiceStore, session: ChallengeSession) -> list[str | 
     return [player(store, key).author for key in session.seating]
 
 
-async def play(service: Service, session: ChallengeSession) -> None:
-    """Play one challenge session from its start and store its result (never in the ratings).
+async def play(service: Service, session: ChallengeSession, playing: SessionPlayer) -> None:
+    """Play one challenge session from its start (where `playing` plays the ladder's) and store its result
+    (never in the ratings).
 
     Raises:
         BotsFailed: its bots' own doing keeps it from being played (nothing stored but the count).
@@ -301,18 +304,16 @@ async def play(service: Service, session: ChallengeSession) -> None:
     await trio.to_thread.run_sync(lambda: make_way_for_replay(path, interrupted=session.attempts > 0))
     await trio.to_thread.run_sync(store.mark_challenge_running, session.id)
     specs = [spec(service, key) for key in session.seating]
-    result = await run_session(service.config.rules, specs, seed=session.seed, session_id=session.id,
-                               public_id=public_session_id(challenge.secret, session.id),
-                               log_dir=folder(service) / "logs" / session.id,
-                               hidden=service.registry.folder.hidden())
+    job = SessionJob(session_id=session.id, seed=session.seed, rules=service.config.rules, bots=tuple(specs),
+                     public_id=public_session_id(challenge.secret, session.id))
+    result = await playing.play(job, folder=folder(service))
     if (reason := arena_launch_failure(result.seats)) is not None:  # nothing stored
         if await _arena_starts_bots(service):
             raise BotsFailed(f"session {session.id}: every bot failed to start with the same error ({reason}), "
                              "while the arena starts its own sample bot: the bots' own failure", final=False)
         raise ArenaError(f"every bot of challenge session {session.id} failed to start for the same reason, the "
                          f"arena's own, not theirs: {reason}")
-    history = await trio.to_thread.run_sync(lambda: write_history(path, result.events, once=True))
-    await trio.to_thread.run_sync(lambda: write_resources(history, result.resources()))
+    history = await trio.to_thread.run_sync(write_files, result, folder(service))
     faults = [0] * len(specs)
     for seat in result.seats:
         faults[seat.seat] = sum(seat.telemetry["faults"].values())

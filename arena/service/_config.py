@@ -7,6 +7,7 @@ the folder holding the file.
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import os
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import yaml
 from croniter import croniter
 
 from ..engine import GEORGIAN, Rules, RulesError, check_seats
+from ..executor import ClusterCertificates, cluster_problem
 from ..tournament import (
     INVALID,
     BotLimits,
@@ -29,6 +31,7 @@ from ..tournament import (
     compose_yaml,
     name_problem,
     node_line,
+    read_cluster,
     read_config_file,
     read_limits,
     read_rules,
@@ -176,6 +179,11 @@ class ServiceConfig:
     web: WebLimits = WebLimits()
     ladder: LadderConfig = LadderConfig()
     schedules: tuple[ScheduleConfig, ...] = ()
+    cluster: str | None = None
+    """Where the ladder's, the challenges' and the scheduled tournaments' sessions are played (`cluster:`):
+    None on this machine, else `local:N` or a Dask scheduler's address (docs/service.md, "On a cluster")."""
+    cluster_certificates: ClusterCertificates | None = None
+    """The service's CA, certificate and key for a `tls://` cluster (`cluster: {address, ca, cert, key}`)."""
     path: Path | None = None
     """The file it was read from."""
 
@@ -193,7 +201,7 @@ def cron_problem(value: object) -> str | None:
 
 
 _TOP_KEYS = ("data", "profile", "table", "limits", "isolation", "uploads", "quotas", "web", "ladder",
-             "tournaments")
+             "tournaments", "cluster")
 _QUOTA_KEYS = ("versions_per_day", "stored_mb", "min_free_disk_mb", "challenges_per_day", "challenge_blocks")
 _UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
 _WEB_KEYS = ("events_total", "events_per_client", "stalled_client_seconds", "replay_cache", "trusted_proxies")
@@ -279,9 +287,28 @@ def _read(reader: ConfigReader, root: yaml.Node, *, base_dir: Path) -> dict[str,
         values["ladder"] = _read_ladder(reader, top["ladder"])
     if "tournaments" in top:
         values["schedules"] = _read_schedules(reader, top["tournaments"])
+    if "cluster" in top:
+        cluster, certificates = _read_cluster(reader, top["cluster"], base_dir=base_dir)
+        if cluster is not INVALID and certificates is not INVALID:
+            values["cluster"], values["cluster_certificates"] = cluster, certificates
     if rules is not INVALID:
         _check_table_sizes(reader, top, rules)
     return values
+
+
+def _read_cluster(reader: ConfigReader, entry: ConfigEntry, *, base_dir: Path) -> tuple[Any, Any]:
+    # `local:N` or an address, or `{address, ca, cert, key}` for a tls:// cluster (the certificates `run` takes);
+    # refused on its line where Dask is not installed (an optional extra), rather than when the ladder starts.
+    node = entry.node
+    if isinstance(node, yaml.ScalarNode):
+        found: tuple[Any, Any] = (reader.checked(node, "cluster", reader.scalar(node), cluster_problem), None)
+    else:
+        found = read_cluster(reader, node, "cluster", address_key="address", base_dir=base_dir,
+                             what="cluster settings (or local:N, or a scheduler's address)")
+    if found[0] is not INVALID and importlib.util.find_spec("distributed") is None:
+        return reader.report(entry.key_line, "cluster", "playing on a cluster needs Dask distributed, which is not "
+                                                        "installed: pip install 'seka-arena[dask]'"), None
+    return found
 
 
 def _check_table_sizes(reader: ConfigReader, top: dict[str, ConfigEntry], rules: Rules) -> None:

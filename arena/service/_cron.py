@@ -1,20 +1,21 @@
 """Scheduled tournaments: each fires on its cron expression, once and only once, as an ordinary tournament.
 
-Theory of operation: a schedule remembers the last firing it claimed (`last_due`; when it was
-created, before its first). Each pass of `fire_due` takes, for every schedule, the latest firing
-due by now after that one (a service that was down over several firings fires once, for the
+Theory of operation: a schedule remembers the last firing it claimed (`last_due`; when
+it was created, before its first). Each pass of `fire_due` takes, for every schedule, the latest
+firing due by now after that one (a service that was down over several firings fires once, for the
 latest) and claims it in one transaction with the record of the run, so a firing is claimed once
-whatever restarts happen, and a later claim of the same or an earlier time is refused. A claimed
-run becomes an ordinary tournament: its definition (the latest accepted version of every bot, or
-of the ladder's best `top`, in a round robin of duplicate blocks, with a secret drawn now) is
-stored with the run before it starts, written to `tournaments/NAME/tournament.yaml`, and played by
-`TournamentRunner`, whose store commits the seed before the first session and reveals it after the
-last; its HTML report (`arena.report`) is then written twice: the full report (`report/`, every
-view and log, for organisers and, seat by seat, for authors) and the public copy (`public/`, a
-spectator's view, or every hand when the schedule says `publish: organiser`), published on its page. A run left
-`due` or `running` by a stopped service is resumed from its stored definition, so the restarted
-run plays exactly the sessions that were missing. The clock is the store's
-(injectable), so tests move time by hand.
+whatever restarts happen, and a later claim of the same or an earlier time is refused. A claimed run
+becomes an ordinary tournament: its definition (the latest accepted version of every bot, or of the
+ladder's best `top`, in a round robin of duplicate blocks, with a secret drawn now) is stored with
+the run before it starts, written to `tournaments/NAME/tournament.yaml`, and played by
+`TournamentRunner` (on the service's cluster when the service file names one: `cluster:`), whose
+store commits the seed before the first session and reveals it after the last; its HTML report
+(`arena.report`) is then written twice: the full report (`report/`, every view and log, for
+organisers and, seat by seat, for authors) and the public copy (`public/`, a spectator's view, or
+every hand when the schedule says `publish: organiser`), published on its page. A run left `due` or
+`running` by a stopped service is resumed from its stored definition, so the restarted run plays
+exactly the sessions that were missing. The clock is the store's (injectable), so tests move time by
+hand.
 """
 
 from __future__ import annotations
@@ -195,7 +196,10 @@ class Scheduler:
             path = folder / "tournament.yaml"
             write_atomically(path, definition, private=True)  # its seed is secret until the run reveals it
             config = parse_config(definition, filename=str(path), base_dir=folder, path=path)
-            runner = TournamentRunner(config, out=folder, live=True)  # its sessions watched as played
+            # Its sessions watched as played; on the service's cluster when it has one (the runner, here, the only
+            # writer of its store and files).
+            runner = TournamentRunner(config, out=folder, live=True, cluster=self.service.config.cluster,
+                                      certificates=self.service.config.cluster_certificates)
         except ArenaError as error:
             LOGGER.warning("scheduled tournament %s not played: %s", run.name, error)
             self.store.finish_run(run.id, status="failed", message=str(error))

@@ -28,8 +28,9 @@ The same workers play the authors' unrated challenges (`_challenges`): a challen
 ladder block take turns, and a challenge's is played whenever the ladder has nothing to play.
 
 A block is planned (all its mirrors, in one transaction) before it is played, and its sessions are
-played one after the other (mirrors share their deals: never at the same time); a block left
-unfinished by a stopped service is played to its end first on the next start.
+played (in this process, or by the workers of the service's cluster: `_playing`) one after the other
+(mirrors share their deals: never at the same time); a block left unfinished by a stopped service is
+played to its end first on the next start.
 
 A block whose play raises (an arena bug, a full disk: a bot's faults are recorded in its sessions
 and never raise) is tried again after `retry_seconds`, then twice as long after each further
@@ -67,13 +68,16 @@ from pathlib import Path
 
 import trio
 
-from ..engine import Amount, ArenaError
-from ..history import live_history, write_history, write_resources
-from ..match import public_session_id, run_session
-from ..ratings import ELO_PER_NAT, PairResults, RatingError, bradley_terry_pairs, session_terms
+from ..engine import Amount, ArenaError, Rules
+from ..executor import SessionJob
+from ..history import read_history
+from ..match import public_session_id
+from ..ratings import ELO_PER_NAT, PairResults, RatingError, SessionTerms, bradley_terry_pairs, session_terms
+from ..replay import replay_records
 from ..storage import FaultReason, StorageError, ValueFunction, commitment_of, is_disk_full, make_way_for_replay
 from ..tournament import arena_launch_failure, block_seed, mirrors, value_function
 from . import _challenges
+from ._playing import SessionPlayer, write_files
 from ._service import Service
 from ._store import ChallengeSession, LadderFailure, LadderProgress, LadderSession, ServiceStore, from_iso, iso
 
@@ -313,6 +317,12 @@ def ladder_secrets(store: ServiceStore, days: int) -> list[LadderSecret]:
     return shown[::-1]
 
 
+def history_terms(rules: Rules, history: Path) -> SessionTerms:
+    """A stored session's terms by seat (`arena.ratings.session_terms`), from its history replayed: whoever
+    played it (this process, a cluster's worker), the history is the one record of its events."""
+    return session_terms(rules, replay_records(read_history(history), path=str(history)).state.events)
+
+
 def ladder_live_folder(ladder: Path) -> Path:
     """Where the ladder (folder `ladder`) appends its sessions in play as they go."""
     return ladder / "live"
@@ -342,6 +352,8 @@ class Ladder:
         self._challenge_turn = True
         """Whether a queued challenge block goes before the next ladder block (they take turns)."""
         self._lock = trio.Lock()
+        self.player = SessionPlayer(service)
+        """Where its sessions are played (here, or on the service's cluster): entered by `run`."""
 
     def verify_histories(self) -> None:
         """Refuse to start a ladder over histories no stored session accounts for.
@@ -366,9 +378,12 @@ class Ladder:
         self.secret(self.service.store.clock())  # the current and next periods' commitments, published now
         # A stopped ladder's sessions in play are not in play any more (a replayed one starts its file afresh).
         await trio.to_thread.run_sync(lambda: shutil.rmtree(ladder_live_folder(self.folder), ignore_errors=True))
-        async with trio.open_nursery() as nursery:
-            for _ in range(self.config.concurrency):
-                nursery.start_soon(self._worker)
+        async with self.player:  # the cluster connected (or started) first, stopped after the last session
+            if self.announce is not None and self.player.executor is not None:
+                self.announce(f"seka-arena serve: ladder: sessions played {self.player.describe()}")
+            async with trio.open_nursery() as nursery:
+                for _ in range(self.config.concurrency):
+                    nursery.start_soon(self._worker)
 
     async def _worker(self) -> None:
         stopping = self.service.stopping
@@ -431,7 +446,7 @@ class Ladder:
         try:
             for session in block:  # a stopping service finishes the session in play, as for a ladder block
                 if session.status != "finished" and not self.service.stopping.is_set():
-                    await _challenges.play(self.service, session)
+                    await _challenges.play(self.service, session, self.player)
         except _challenges.BotsFailed as failure:
             await self._bots_failed(session, failure)
         except Exception as error:
@@ -565,26 +580,22 @@ class Ladder:
         versions = [store.version_by_id(seat) for seat in session.seating]
         specs = [self.service.registry.spec(version) for version in versions]
         secret = self.secret(from_iso(session.created_at))
-        with live_history(self.live_path(session.id)) as on_events:
-            result = await run_session(self.service.config.rules, specs, seed=session.seed, session_id=session.id,
-                                       public_id=public_session_id(secret, session.id),
-                                       log_dir=self.folder / "logs" / session.id,
-                                       hidden=self.service.registry.folder.hidden(), on_events=on_events)
-        if (reason := arena_launch_failure(result.seats)) is not None:  # nothing stored, nothing charged
+        job = SessionJob(session_id=session.id, seed=session.seed, public_id=public_session_id(secret, session.id),
+                         rules=self.service.config.rules, bots=tuple(specs))
+        outcome = await self.player.play(job, folder=self.folder, live=self.live_path(session.id))
+        if (reason := arena_launch_failure(outcome.seats)) is not None:  # nothing stored, nothing charged
             raise LadderPaused(session.id, reason)
-        history = await trio.to_thread.run_sync(
-            lambda: write_history(path, result.events, once=True))
-        await trio.to_thread.run_sync(lambda: write_resources(history, result.resources()))
-        balances: list[Amount] = list(result.balances)
+        history = await trio.to_thread.run_sync(write_files, outcome, self.folder)
+        balances: list[Amount] = list(outcome.balances)
         faults = [0] * len(specs)
         reasons: list[tuple[FaultReason, ...]] = [()] * len(specs)
-        for seat in result.seats:
+        for seat in outcome.seats:
             faults[seat.seat] = sum(seat.telemetry["faults"].values())
             reasons[seat.seat] = tuple(FaultReason(kind, reason, count) for kind, reason, count in seat.fault_reasons)
         # The tables are chosen from adjusted results (less the luck of svara re-deals and of announced
         # distributions' draws, and the deal control variate cross-fitted on the other half of the blocks:
         # docs/ratings.md), which the store works out as it records the result.
-        terms = await trio.to_thread.run_sync(lambda: session_terms(self.service.config.rules, result.events))
+        terms = await trio.to_thread.run_sync(lambda: history_terms(self.service.config.rules, history))
         await trio.to_thread.run_sync(lambda: store.record_ladder_result(
             session.id, balances, faults, str(history.relative_to(self.service.config.data)), reasons,
             adjusted=terms.known, luck=terms.luck))

@@ -122,8 +122,11 @@ async def play_until_stdin_ends(config_path: Path) -> None:
 
 async def _stop_on_signals(service: Service, scope: trio.CancelScope) -> None:
     # Ctrl-C reaches the whole process group, this child too: it stops as serve does, not with a traceback.
+    # Its own second signal stops it at once; serve's `_STOP`, sent for the same Ctrl-C, may come first.
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        received = 0
         async for _ in signals:
-            if service.stopping.is_set():
+            received += 1
+            if received > 1:
                 scope.cancel()
             service.stop()

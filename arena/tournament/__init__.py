@@ -28,6 +28,7 @@ from ._loader import compose_yaml as compose_yaml
 from ._loader import load_config as load_config
 from ._loader import node_line as node_line
 from ._loader import parse_config as parse_config
+from ._loader import read_cluster as read_cluster
 from ._loader import read_config_file as read_config_file
 from ._loader import read_limits as read_limits
 from ._loader import read_rules as read_rules

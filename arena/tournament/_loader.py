@@ -467,33 +467,43 @@ def _read_executor(reader: ConfigReader, node: yaml.Node, *, base_dir: Path) -> 
     # relative to the tournament's folder) for a tls:// one: (None or the address, None or the certificates).
     if isinstance(node, yaml.ScalarNode) and reader.scalar(node) == "local":
         return None, None
-    entries = reader.mapping(node, "executor", ("cluster", *_CERTIFICATE_KEYS), "executor settings (or `local`)")
+    return read_cluster(reader, node, "executor", address_key="cluster", base_dir=base_dir,
+                        what="executor settings (or `local`)")
+
+
+def read_cluster(reader: ConfigReader, node: yaml.Node, field: str, *, address_key: str, base_dir: Path,
+                 what: str) -> tuple[Any, Any]:
+    """A Dask cluster's settings: a mapping of its address (under `address_key`: local:N or a scheduler's)
+    and, for a tls:// one, this driver's `ca`, `cert` and `key` (files relative to `base_dir`), reported
+    under `field`: (the address, None or the certificates), `INVALID` where a problem was reported."""
+    entries = reader.mapping(node, field, (address_key, *_CERTIFICATE_KEYS), what)
     if entries is None:
         return _BAD, None
-    if "cluster" not in entries:
-        return reader.report(_line(node), "executor.cluster", "required: local:N or a Dask scheduler's address"), None
-    cluster_node = entries["cluster"].node
-    cluster = reader.checked(cluster_node, "executor.cluster", reader.scalar(cluster_node), cluster_problem)
+    if address_key not in entries:
+        return reader.report(_line(node), f"{field}.{address_key}",
+                             "required: local:N or a Dask scheduler's address"), None
+    cluster_node = entries[address_key].node
+    cluster = reader.checked(cluster_node, f"{field}.{address_key}", reader.scalar(cluster_node), cluster_problem)
     given = [key for key in _CERTIFICATE_KEYS if key in entries]
     if not given:
         return cluster, None
     if isinstance(cluster, str) and not cluster.startswith("tls://"):
-        return cluster, reader.report(_line(entries[given[0]].node), f"executor.{given[0]}",
+        return cluster, reader.report(_line(entries[given[0]].node), f"{field}.{given[0]}",
                                       f"certificates are for a tls:// cluster, not {cluster}")
     if len(given) != len(_CERTIFICATE_KEYS):
         missing = [key for key in _CERTIFICATE_KEYS if key not in entries]
-        return cluster, reader.report(_line(node), f"executor.{missing[0]}",
+        return cluster, reader.report(_line(node), f"{field}.{missing[0]}",
                                       "required with the others: a tls:// cluster needs its CA's certificate (ca) "
                                       "and this driver's certificate (cert) and key (key)")
     paths: dict[str, Path] = {}
     for key in _CERTIFICATE_KEYS:
-        text = reader.text(entries[key].node, f"executor.{key}", example=f"/etc/seka/driver.{key}")
+        text = reader.text(entries[key].node, f"{field}.{key}", example=f"/etc/seka/driver.{key}")
         if text is _BAD:
             return cluster, _BAD
         paths[key] = (base_dir / os.path.expanduser(text)).resolve()
     certificates = ClusterCertificates(paths["ca"], paths["cert"], paths["key"])
     if (problem := certificates.problem()) is not None:
-        return cluster, reader.report(_line(node), "executor", problem)
+        return cluster, reader.report(_line(node), field, problem)
     return cluster, certificates
 
 

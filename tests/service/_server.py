@@ -53,11 +53,13 @@ class Server:
 
 @contextmanager
 def running(config: Path, *, stop: signal.Signals = signal.SIGTERM,
-            env: dict[str, str] | None = None) -> Iterator[Server]:
+            env: dict[str, str] | None = None, group: bool = False) -> Iterator[Server]:
     """`seka-arena serve CONFIG` on a free port of 127.0.0.1 (in `env`: this process's environment
-    unless given), stopped with `stop` afterwards."""
+    unless given), stopped with `stop` afterwards; `group`: in a process group of its own, as a
+    terminal starts it (a Ctrl-C there is `os.killpg(pid, SIGINT)`)."""
     process = subprocess.Popen([str(SEKA_ARENA), "serve", str(config), "--bind", "127.0.0.1:0"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                               start_new_session=group)
     server = Server(process)
     try:
         server.wait_listening()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,48 @@ web:
     config = load_service_config(path)
     assert config.quotas.min_free_bytes == 0 and config.quotas.versions_per_day == 20
     assert config.web.trusted_proxies == ("::1",) and config.web.stalled_client_seconds == 60
+
+
+def test_the_cluster_is_read_in_the_forms_run_takes_with_the_certificates_files(tmp_path: Path) -> None:
+    path = tmp_path / "service.yaml"
+    path.write_text("data: data\ncluster: local:2\n")
+    assert load_service_config(path).cluster == "local:2"
+    for name in ("ca.pem", "driver.pem", "driver.key"):
+        (tmp_path / name).write_text("-----BEGIN-----\n")
+    (tmp_path / "driver.key").chmod(0o600)
+    path.write_text("data: data\ncluster: {address: 'tls://10.0.0.5:8786', ca: ca.pem, cert: driver.pem, "
+                    "key: driver.key}\n")
+    config = load_service_config(path)
+    assert config.cluster == "tls://10.0.0.5:8786" and config.cluster_certificates is not None
+    assert config.cluster_certificates.key == tmp_path / "driver.key"
+    assert load_service_config(ROOT / "tournaments" / "service.yaml").cluster is None
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("cluster: local:0", "2: cluster: local:N starts N worker processes on this machine, 1 to 64, not 0"),
+    ("cluster: sched:8786", "2: cluster: tcp://sched:8786 is neither encrypted nor authenticated"),
+    ("cluster: {address: local:2, ca: ca.pem}", "2: cluster.ca: certificates are for a tls:// cluster, not local:2"),
+    ("cluster: {address: 'tls://10.0.0.5:8786', ca: ca.pem}", "2: cluster.cert: required with the others"),
+    ("cluster: {adress: local:2}", "2: cluster.adress: unknown key; did you mean 'address'?"),
+    ("cluster:\n  ca: ca.pem", "3: cluster.address: required: local:N or a Dask scheduler's address"),
+])
+def test_cluster_mistakes_are_reported_with_their_line_and_field(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "service.yaml"
+    path.write_text(f"data: data\n{text}\n")
+    with pytest.raises(TournamentConfigError) as refused:
+        load_service_config(path)
+    assert f"  {path}:{problem}" in str(refused.value), str(refused.value)
+
+
+def test_a_cluster_without_dask_installed_is_refused_on_its_line(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "service.yaml"
+    path.write_text("data: data\nladder: {concurrency: 2}\ncluster: local:2\n")
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if the `dask` extra were not installed
+    with pytest.raises(TournamentConfigError) as refused:
+        load_service_config(path)
+    assert str(refused.value).splitlines()[1:] == [
+        f"  {path}:3: cluster: playing on a cluster needs Dask distributed, which is not installed: "
+        "pip install 'seka-arena[dask]'"]
+    path.write_text("data: data\n")
+    assert load_service_config(path).cluster is None  # a service without a cluster never needs it
