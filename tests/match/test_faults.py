@@ -167,7 +167,8 @@ def _tied_shuffler(rules: Rules) -> Shuffler:
 async def test_a_faulty_bot_declines_its_svara_offer_with_the_fault_recorded(
         tmp_path: Path, faulty: tuple[str, ...], fault: str) -> None:
     rules = SHORT.with_table(pots_per_session=1, max_actions=6)
-    specs = [caller("a"), caller("b"), spec("faulty", *faulty, limit=TimeLimit(decision_ms=200, start_ms=2000))]
+    # A start deadline a loaded machine meets (at 2 s the bot was once not ready, and its fault read timeout).
+    specs = [caller("a"), caller("b"), spec("faulty", *faulty, limit=TimeLimit(decision_ms=200, start_ms=10_000))]
     result = await play(rules, specs, tmp_path, shuffler=_tied_shuffler(rules))
     history = records(result.events)
     reveal = next(record for record in history if record["event"] == "reveal")
