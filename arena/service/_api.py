@@ -31,6 +31,7 @@ from ..engine import ArenaError
 from ..storage import StorageError
 from ._archive import ArchiveError
 from ._challenges import ChallengeError, challenge_json, may_see_challenge, plan_challenge
+from ._collusion import LADDER, collusion_json
 from ._config import ScheduleConfig, cron_problem, seats_problem
 from ._cron import fire_now
 from ._ladder import LadderPaused, ladder_secrets
@@ -143,6 +144,16 @@ def shown_run(run: RunRecord, viewer: Author | None) -> RunRecord:
     if run.message is None or (viewer is not None and viewer.organiser):
         return run
     return replace(run, message=without_server_paths(run.message))
+
+
+def collusion_scope(service: Service, run: str | None) -> str:
+    """The scope of a collusion report: the ladder's (no run named), else a scheduled run's; 404 for a name
+    that is no run's (checked against the store, so no other name reaches a path)."""
+    if run is None:
+        return LADDER
+    if not any(record.name == run for record in service.store.runs()):
+        raise HTTPException(404, f"no tournament {run[:80]!r}")
+    return run
 
 
 def may_see(author: Author | None, bot_author: str) -> bool:
@@ -449,6 +460,12 @@ def routes(service: Service) -> list[Route]:
             raise HTTPException(404, f"no challenge {number}")  # another author's is not said to exist
         return JSONResponse(challenge_json(service.store, challenge))
 
+    async def collusion(request: Request) -> Response:
+        """A collusion report (the ladder's, or a scheduled run's): the organisers' alone."""
+        require_organiser(service, request)
+        scope = collusion_scope(service, request.path_params.get("name"))
+        return JSONResponse(collusion_json(scope, *service.collusion.ask(scope)))
+
     async def sessions(request: Request) -> Response:
         query = request.query_params
         limit_text = query.get("limit", "100")
@@ -492,6 +509,8 @@ def routes(service: Service) -> list[Route]:
         Route("/api/challenges", post_challenge, methods=["POST"]),
         Route("/api/challenges/{id:int}", get_challenge),
         Route("/api/sessions", sessions),
+        Route("/api/collusion", collusion),
+        Route("/api/collusion/{name}", collusion),
         Route("/api/sessions/{id}/history", history),
     ]
 

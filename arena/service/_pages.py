@@ -25,6 +25,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from ..engine import ArenaError
+from ..integrity import FLAGGING, TESTS
 from ..replay import ReplayResult, describe_event, replay_file
 from ..report import (
     SPECTATOR,
@@ -45,6 +46,7 @@ from ..report import (
 from ..storage import StorageError
 from ._api import (
     TOKEN_COOKIE,
+    collusion_scope,
     failing_blocks,
     may_see,
     read_archive_upload,
@@ -64,6 +66,7 @@ from ._challenges import (
     seat_views,
 )
 from ._challenges import folder as challenges_folder
+from ._collusion import collusion_json
 from ._cron import report_audience, schedules_due_text
 from ._ladder import ladder_secrets
 from ._live import LiveViews, is_session_id, ladder_files, live_events, now_playing, run_files
@@ -367,6 +370,25 @@ def routes(service: Service) -> list[Route]:
                       frozen_why=service.registry.is_frozen(), schedules=schedules,
                       due=schedules_due_text(schedules), in_file=in_file, in_play=in_play, bots=store.bots(),
                       failing=failing_blocks(service, organiser=True), tokens=store.tokens()[::-1])
+
+    async def collusion_page(request: Request) -> Response:
+        """The collusion report of the ladder, or of a scheduled run: the organisers' alone, as the console."""
+        author = who(service, request)
+        if author is None:
+            return RedirectResponse("/login", status_code=303)
+        if not author.organiser:
+            raise HTTPException(403, "the collusion reports need an organiser's token")
+        scope = collusion_scope(service, request.path_params.get("name"))
+        report = collusion_json(scope, *service.collusion.ask(scope))
+        pairs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for test in report["tests"]:
+            pairs.setdefault((test["giver"], test["receiver"]), []).append(test)
+        bots = {version.label: version.bot for version in store.versions()}  # the ladder names versions
+        bots.update({bot.name: bot.name for bot in store.bots()})  # a tournament its bots
+        return render(service, request, "collusion.html", report=report, pairs=pairs, bots=bots,
+                      flagging=[name.replace("_", " ") for name in FLAGGING],
+                      evidence_only=[name.replace("_", " ") for name in TESTS if name not in FLAGGING],
+                      runs=[run.name for run in store.runs() if run.status in ("running", "finished")])
 
     async def console_script(request: Request) -> Response:
         return FileResponse(_TEMPLATES / "console.js", media_type="text/javascript")
@@ -675,6 +697,8 @@ def routes(service: Service) -> list[Route]:
         Route("/bots/{name}/challenge", challenge_form, methods=["POST"]),
         Route("/challenges/{id:int}", challenge_page),
         Route("/organiser", console),
+        Route("/organiser/collusion", collusion_page),
+        Route("/organiser/collusion/{name}", collusion_page),
         Route("/static/console.js", console_script),
         Route("/static/report/{name}", replay_asset),
         Route("/live/ladder/{session}", live_page),

@@ -152,7 +152,7 @@ def _start(step: Callable[[], _T]) -> _T:
 def background_tasks(service: Service) -> tuple[list[Callable[[], Any]], list[Callable[[], Any]]]:
     """The tasks that play sessions, which return once the service is stopping and their sessions in
     flight are stored: the ladder (unless the configuration turns it off) and the cron scheduler; and
-    the others, cancelled when the service stops: the leaderboard's fits.
+    the others, cancelled when the service stops: the leaderboard's fits and the collusion reports.
 
     Raises:
         StorageError: the ladder's folder holds histories the store knows nothing of.
@@ -164,7 +164,7 @@ def background_tasks(service: Service) -> tuple[list[Callable[[], Any]], list[Ca
     scheduler = Scheduler(service)
     service.freeze_checks.append(scheduler.frozen_until)
     graceful.append(scheduler.run)
-    return graceful, [service.board.run]
+    return graceful, [service.board.run, service.collusion.run]
 
 
 async def _stop_on_signals(service: Service, stop: trio.Event) -> None:

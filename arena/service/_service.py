@@ -17,6 +17,7 @@ from ..isolation import Isolation, default_isolation, verify_isolation
 from ..storage import is_disk_full, make_private_folder
 from ..tournament import Progress
 from ._board import Board
+from ._collusion import Analyses
 from ._config import ServiceConfig
 from ._registry import Registry
 from ._store import ServiceStore, VersionRecord, VersionStatus
@@ -60,6 +61,9 @@ class Service:
         """Set (and replaced) whenever something pages show changes: live pages wait on it."""
         self.board = Board(store, changed=lambda: self.changed)
         """The leaderboard's last fit, and the worker that makes the next."""
+        self.collusion = Analyses(store, ladder=self.registry.folder.ladder,
+                                  tournaments=self.registry.folder.tournaments)
+        """The organisers' collusion reports, and the worker that makes them."""
         self.progress: dict[str, Progress] = {}
         """The last progress of each scheduled tournament running, by name (live pages read it)."""
         self.freeze_checks: list[Callable[[], str | None]] = []

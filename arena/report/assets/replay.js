@@ -206,12 +206,19 @@
     document.getElementById("viewer").scrollIntoView();
   });
   // #step-N is a step; #pot-N (the row of the pots table, which the duplicate block's table links
-  // to) is the first step of pot N.
+  // to) is the first step of pot N; #record-N the step of the history's record N (its line N, as each
+  // step's `record` counts them), which the organisers' collusion report links to.
   function fromHash() {
     if (!data) { return; }
     var step = /^#step-(\d+)$/.exec(location.hash);
     var pot = /^#pot-(\d+)$/.exec(location.hash);
+    var record = /^#record-(\d+)$/.exec(location.hash);
     if (step) { go(parseInt(step[1], 10) - 1, false); }
+    if (record) {
+      var wanted = parseInt(record[1], 10);
+      var found = data.steps.findIndex(function (entry) { return entry.record === wanted; });
+      if (found >= 0) { go(found, false); }
+    }
     if (pot) {
       data.pots.forEach(function (entry) {
         if (entry.pot === parseInt(pot[1], 10)) { go(entry.step, false); }

@@ -1,0 +1,248 @@
+"""The organisers' collusion reports: `arena.integrity`'s tests over the ladder, and over each scheduled run.
+
+Theory of operation: a report replays every finished history it covers, which for a large ladder is
+minutes of CPU; in the service's process it would hold up the event loop that answers requests and
+plays. So `Analyses.run` keeps a worker process (`python -m arena.service._collusion_worker STORE`,
+its address space capped at `MEMORY_BYTES`) that makes one report at a time, when a page asks for one
+whose source changed since its last report (the ladder: its count of finished sessions; a run: its
+status and its count of histories). A request never waits for it: it reads the last report and
+whether a newer one is being made. The worker keeps the ladder's aggregate (`arena.integrity.Aggregate`)
+between reports and adds only the blocks whose every session finished since (a finished block never
+changes), so a report costs the sessions new since the last one; its memory grows with the pairs of
+bots and the strata of their decisions, not the sessions. A run's report is made afresh. Each report
+has a deadline (`_REPORT_SECONDS`): past it the worker is stopped (the next report starts another,
+which adds the ladder's blocks again) and the page says the report failed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import resource
+import subprocess
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import trio
+
+from ..history import HistoryError
+from ..integrity import Aggregate, folder_collusion, report_of, session_evidence
+from ..replay import replay_file
+from ..storage import StorageError
+from ._store import LadderSession, ServiceStore, iso
+
+LOGGER = logging.getLogger(__name__)
+LADDER = "ladder"
+"""The scope of the ladder's report; a scheduled run's is its name."""
+ALPHA = 0.01
+"""The family-wise error rate of the flags (as `seka-arena collusion`'s default)."""
+MEMORY_BYTES = 2 << 30
+"""The worker's address space: a report larger than this fails, and the service goes on."""
+_REPORT_SECONDS = 1800.0
+_LINE_BYTES = 64 << 20
+_LEFT_OUT = 20
+"""Sessions left out (a history that does not replay) listed by name; the rest are counted."""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One report of a scope, as of its source's state `key`."""
+
+    key: str
+    made_at: str
+    sessions: int
+    """Finished sessions the report covers."""
+    report: dict[str, Any] | None
+    """`CollusionReport.as_json()`; None when there was nothing to test, or the report failed."""
+    left_out: tuple[tuple[str, str], ...] = ()
+    """Sessions whose history does not replay, with why (the first `_LEFT_OUT`)."""
+    problem: str | None = None
+    """Why the report failed, else None."""
+
+
+class Analyses:
+    """The last report of each scope and the worker that makes the next (see the module's docstring)."""
+
+    def __init__(self, store: ServiceStore, *, ladder: Path, tournaments: Path) -> None:
+        self.store = store
+        self.ladder = ladder
+        self.tournaments = tournaments
+        self.reports: dict[str, Analysis] = {}
+        self._wanted: dict[str, str] = {}
+        self._wake = trio.Event()
+        self._worker: trio.Process | None = None
+        self._pending = b""
+
+    def results(self, run: str) -> Path:
+        return self.tournaments / run / "results" / run
+
+    def key(self, scope: str) -> str:
+        """The state of the scope's source: a report of another key is out of date (a small query, or one
+        listing of a run's histories)."""
+        if scope == LADDER:
+            return f"ladder {self.store.finished_ladder_sessions()}"
+        run = next((run for run in self.store.runs() if run.name == scope), None)
+        histories = self.results(scope) / "histories"
+        count = sum(1 for _ in histories.glob("*.jsonl")) if histories.is_dir() else 0
+        return f"run {run.id if run else '-'} {run.status if run else '-'} {count}"
+
+    def ask(self, scope: str) -> tuple[Analysis | None, bool]:
+        """The last report of `scope` (None before the first) and whether a newer one is being made: asked
+        for now when its source changed since. Never waits."""
+        key = self.key(scope)
+        last = self.reports.get(scope)
+        if last is not None and last.key == key:
+            return last, False
+        if key.endswith(" 0"):  # no finished session: nothing to replay, no worker to start
+            empty = Analysis(key, iso(self.store.clock()), 0, None)
+            self.reports[scope] = empty
+            return empty, False
+        self._wanted[scope] = key
+        self._wake.set()
+        return last, True
+
+    async def run(self) -> None:
+        """Make the reports asked for, one at a time, until cancelled."""
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake = trio.Event()
+                while self._wanted:
+                    scope = next(iter(self._wanted))
+                    key = self._wanted.pop(scope)
+                    self.reports[scope] = await self._made(scope, key)
+        finally:
+            with trio.CancelScope(shield=True):
+                await self.aclose()
+
+    async def _made(self, scope: str, key: str) -> Analysis:
+        request = {"ladder": str(self.ladder)} if scope == LADDER else {"results": str(self.results(scope))}
+        try:
+            with trio.fail_after(_REPORT_SECONDS):
+                worker = await self._started()
+                assert worker.stdin is not None
+                await worker.stdin.send_all(json.dumps(request).encode() + b"\n")
+                answer = json.loads(await self._line(worker))
+        except (StorageError, OSError, ValueError, trio.TooSlowError) as error:
+            await self.aclose()  # it may be half-way through a report: the next one starts afresh
+            answer = {"problem": "it took too long" if isinstance(error, trio.TooSlowError) else str(error)}
+        if answer.get("problem"):
+            LOGGER.error("the collusion report of %s failed: %s", scope, answer["problem"])
+        return Analysis(key, iso(self.store.clock()), int(answer.get("sessions", 0)), answer.get("report"),
+                        tuple((str(a), str(b)) for a, b in answer.get("left_out", ())), answer.get("problem"))
+
+    async def aclose(self) -> None:
+        """Stop the worker, if one runs (the next report starts another)."""
+        worker, self._worker, self._pending = self._worker, None, b""
+        if worker is not None:
+            worker.kill()
+            with trio.CancelScope(shield=True), trio.move_on_after(10):
+                await worker.wait()
+
+    async def _started(self) -> trio.Process:
+        if self._worker is None or self._worker.returncode is not None:
+            self._worker = await trio.lowlevel.open_process(
+                [sys.executable, "-m", "arena.service._collusion_worker", str(self.store.path)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ))
+            self._pending = b""
+        return self._worker
+
+    async def _line(self, worker: trio.Process) -> bytes:
+        assert worker.stdout is not None
+        while b"\n" not in self._pending:
+            data = await worker.stdout.receive_some()
+            if not data:
+                raise StorageError(f"the collusion report's worker process ended (exit status {await worker.wait()}; "
+                                   f"its memory is capped at {MEMORY_BYTES >> 20} MiB)")
+            self._pending += data
+            if len(self._pending) > _LINE_BYTES:
+                raise StorageError("the collusion report's worker process sent an answer over 64 MiB")
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line
+
+
+class LadderAggregate:
+    """The ladder's finished blocks aggregated so far, in the worker: each report adds the blocks new since."""
+
+    def __init__(self) -> None:
+        self.aggregate = Aggregate()
+        self.blocks: set[int] = set()
+        self.sessions = 0
+        self.left_out: list[tuple[str, str]] = []
+
+    def report(self, store: ServiceStore, folder: Path) -> dict[str, Any]:
+        by_block: defaultdict[int, list[LadderSession]] = defaultdict(list)
+        for session in store.ladder_sessions():
+            by_block[session.block].append(session)
+        for block, sessions in sorted(by_block.items()):
+            if block in self.blocks or any(session.status != "finished" for session in sessions):
+                continue
+            self.blocks.add(block)
+            try:
+                mirrors = []
+                for session in sessions:
+                    state = replay_file(folder / "histories" / f"{session.id}.jsonl").state
+                    mirrors.append(session_evidence(state.events, state.rules.evaluator, session=session.id,
+                                                    block=str(block)))
+            except (HistoryError, OSError) as error:  # a damaged history: its block is left out, and said
+                self.left_out.append((session.id, str(error)))
+                continue
+            self.aggregate.add_block(mirrors)
+            self.sessions += len(mirrors)
+        return {"sessions": self.sessions, "report": report_of(self.aggregate, alpha=ALPHA).as_json()
+                if self.sessions else None, "left_out": self.left_out[:_LEFT_OUT]}
+
+
+def work(store_path: Path) -> None:
+    """The worker: for each JSON line of stdin (`{"ladder": FOLDER}` or `{"results": FOLDER}`), one report as a
+    JSON line on stdout."""
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+    store: ServiceStore | None = None
+    ladder = LadderAggregate()
+    for line in sys.stdin:
+        try:
+            request = json.loads(line)
+            if "ladder" in request:
+                store = store or ServiceStore.open_reader(store_path)
+                answer = ladder.report(store, Path(request["ladder"]))
+            else:
+                results = Path(request["results"])
+                answer = {"sessions": sum(1 for _ in (results / "histories").glob("*.jsonl")),
+                          "report": folder_collusion(results, alpha=ALPHA).as_json()}
+        except (StorageError, HistoryError, OSError, ValueError, MemoryError) as error:  # said, not a traceback
+            answer = {"problem": str(error) or type(error).__name__}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+def collusion_json(scope: str, analysis: Analysis | None, pending: bool) -> dict[str, Any]:
+    """A scope's report as the organisers' page and `GET /api/collusion[/RUN]` give it: the last report (the
+    flag list first), whether a newer one is being made, and beside each piece of evidence the addresses of
+    its session's account and of its replay viewer at the decision cited (`#record-N`: the history's line N,
+    the event's index + 1; the viewer shows an organiser every hand)."""
+    run = None if scope == LADDER else scope
+    query = f"?{urlencode({'tournament': run})}" if run else ""
+    state = ("being made" if analysis is None else "failed" if analysis.problem
+             else "empty" if analysis.report is None else "ready")
+    report = analysis.report if analysis is not None and analysis.report is not None else {}
+
+    def linked(test: dict[str, Any]) -> dict[str, Any]:
+        evidence = [{**item, "account": f"/sessions/{quote(item['session'])}{query}",
+                     "viewer": f"/sessions/{quote(item['session'])}/viewer{query}#record-{int(item['event']) + 1}"}
+                    for item in test["evidence"]]
+        return {**test, "evidence": evidence}
+
+    return {"scope": "ladder" if run is None else "tournament", "tournament": run, "state": state,
+            "current": not pending, "made_at": analysis.made_at if analysis else None,
+            "sessions": analysis.sessions if analysis else None, "alpha": report.get("alpha", ALPHA),
+            "pairs": report.get("pairs", 0), "tests_run": report.get("tests_run", 0),
+            "flagged": [linked(test) for test in report.get("flagged", [])],
+            "tests": [linked(test) for test in report.get("tests", [])],
+            "left_out": [{"session": session, "problem": problem} for session, problem in
+                         (analysis.left_out if analysis else ())],
+            "problem": analysis.problem if analysis else None}
