@@ -201,7 +201,9 @@ class LadderAggregate:
 def work(store_path: Path) -> None:
     """The worker: for each JSON line of stdin (`{"ladder": FOLDER}` or `{"results": FOLDER}`), one report as a
     JSON line on stdout."""
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)  # never above a limit the service was started under
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES if hard == resource.RLIM_INFINITY else min(MEMORY_BYTES, hard),
+                                            hard))
     store: ServiceStore | None = None
     ladder = LadderAggregate()
     for line in sys.stdin:

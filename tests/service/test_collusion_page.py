@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from arena.engine import profile
 from arena.integrity import FLAGGING, TESTS
 from arena.isolation import Isolation
 from arena.service import Author, ServiceConfig, open_service
+from arena.service._collusion import MEMORY_BYTES
 
 from ..report._browser import PHONE, open_chromium, overflow, set_viewport
 from ._archives import MANIFEST, ROOT, file, sample_archive, tar_gz
@@ -195,3 +198,26 @@ def test_nothing_played_reads_as_an_empty_report_and_names_no_run_are_refused(tm
                 assert "Traceback" not in answer.text
         _refused_to_others(client, ["/organiser/collusion"], dave)
     assert server.process.returncode == 0, server.output()
+
+
+def test_the_report_worker_runs_under_its_memory_cap_and_answers_a_bad_request_with_a_problem(tmp_path: Path) -> None:
+    _accepted(tmp_path / "data", {"random": ("dave", sample_archive("random"))})
+    worker = subprocess.Popen([sys.executable, "-m", "arena.service._collusion_worker",
+                               str(tmp_path / "data" / "service.sqlite")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert worker.stdin is not None and worker.stdout is not None
+    try:
+        for request in ({"ladder": str(tmp_path / "data" / "ladder")}, {"results": str(tmp_path / "missing")}):
+            worker.stdin.write(json.dumps(request) + "\n")
+            worker.stdin.flush()
+            answer = json.loads(worker.stdout.readline())
+            if "ladder" in request:
+                assert answer == {"sessions": 0, "report": None, "left_out": []}
+            else:
+                assert set(answer) == {"problem"} and "missing" in answer["problem"], answer
+        limits = Path(f"/proc/{worker.pid}/limits").read_text().splitlines()
+        address_space = next(line for line in limits if line.startswith("Max address space")).split()
+        assert int(address_space[3]) == MEMORY_BYTES  # the soft limit: a larger report fails, the service goes on
+    finally:
+        worker.stdin.close()
+        assert worker.wait(timeout=30) == 0
