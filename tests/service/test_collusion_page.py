@@ -25,18 +25,21 @@ from ..report._browser import PHONE, open_chromium, overflow, set_viewport
 from ._archives import MANIFEST, ROOT, file, sample_archive, tar_gz
 from ._server import bearer, running, token, wait_for
 
-_PROFILES = [("georgian", {"dark": "true"}), ("classic", {"open": "multiway", "dark": "true"}),
-             ("seka36", {}), ("svara32", {}), ("seka21", {})]
+_PROFILES = [("georgian", {"dark": "true"}, True), ("georgian", {"dark": "true"}, False),
+             ("classic", {"open": "multiway", "dark": "true"}, False), ("seka36", {}, False), ("svara32", {}, False),
+             ("seka21", {}, False)]
 _PLANTED_POTS = 200
 """Pots a session on the profile where the planted pair must be flagged (georgian): over a run's 12
 sessions, soft play's z was 3.2 to 4.7 at 80 pots (Holm's bar for 12 tests at 0.01 is about 3.2), so
-about 1.6 times that at 200; elsewhere 24 pots (no honest pair may be flagged; the planted one may)."""
+about 1.6 times that at 200; with its ladder off (its 200-pot sessions would double the test's time), so
+the ladder's report there is the empty one. Every profile's other case plays 24 pots a session, ladder on:
+no honest pair may be flagged (the planted one may)."""
 CONFIG = """\
 data: data
 isolation: none
 profile: %(profile)s
 table: {pots: %(pots)d%(options)s}
-ladder: {placement_blocks: 1, random_share: 0.0}
+ladder: {enabled: %(ladder)s, placement_blocks: 1, random_share: 0.0}
 tournaments:
   - {name: cup, cron: "0 2 * * *", table_size: 2}
 """
@@ -91,18 +94,18 @@ def _refused_to_others(client: httpx.Client, paths: list[str], author: str) -> N
         assert client.get(path, headers=_cookie(author)).status_code == 403, path
 
 
-@pytest.mark.parametrize(("name", "options"), _PROFILES,
+@pytest.mark.parametrize(("name", "options", "planted"), _PROFILES,
                          ids=[f"{name}-{'-'.join(f'{k}={v}' for k, v in options.items()) or 'default'}"
-                              for name, options in _PROFILES])
+                              f"{'-planted' if planted else ''}" for name, options, planted in _PROFILES])
 def test_the_organisers_see_the_ladders_and_a_runs_collusion_report_with_the_planted_pair_flagged(
-        tmp_path: Path, name: str, options: dict[str, str]) -> None:
+        tmp_path: Path, name: str, options: dict[str, str], planted: bool) -> None:
     _accepted(tmp_path / "data", {"soft": ("ann", _planted("friend")), "friend": ("ben", _planted("soft")),
                                   "threshold": ("carol", sample_archive("threshold")),
                                   "random": ("dave", sample_archive("random"))})
     config = tmp_path / "service.yaml"
     extra = "".join(f", {key}: {value}" for key, value in options.items())
-    planted = name == "georgian"
-    config.write_text(CONFIG % {"profile": name, "pots": _PLANTED_POTS if planted else 24, "options": extra})
+    config.write_text(CONFIG % {"profile": name, "pots": _PLANTED_POTS if planted else 24, "options": extra,
+                                "ladder": "false" if planted else "true"})
     organiser, ann = token(config, "org", organiser=True), token(config, "ann")
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
         fired = client.post("/api/schedules/cup/run", headers=bearer(organiser))
@@ -141,16 +144,21 @@ def test_the_organisers_see_the_ladders_and_a_runs_collusion_report_with_the_pla
             document = _ready(client, "/api/collusion", organiser, current=False)
             return document if document and any(test["evidence"] for test in document["tests"]) else None
 
-        ladder = wait_for("the ladder's collusion report citing evidence", cites, timeout=240, output=server.output)
-        assert ladder["state"] == "ready" and ladder["scope"] == "ladder" and ladder["tournament"] is None
-        assert ladder["tests_run"] == 2 * len(TESTS) * ladder["pairs"] > 0
-        ladder_ids = {row["id"] for row in client.get("/api/sessions?limit=500").json()["sessions"]
-                      if row["kind"] == "ladder"}
-        cited_ids = {item["session"] for test in ladder["tests"] for item in test["evidence"]}
-        assert cited_ids and cited_ids <= ladder_ids
-        # No honest pair is flagged on the ladder (the planted pair may or may not be yet: the ladder
-        # chooses who meets whom).
-        assert _pairs(ladder) <= {frozenset({"soft", "friend"})}, ladder["flagged"]
+        if planted:  # its ladder is off: nothing played, said so
+            ladder = _ready(client, "/api/collusion", organiser)
+            assert ladder is not None and ladder["state"] == "empty" and ladder["sessions"] == 0
+        else:
+            ladder = wait_for("the ladder's collusion report citing evidence", cites, timeout=240,
+                              output=server.output)
+            assert ladder["state"] == "ready" and ladder["scope"] == "ladder" and ladder["tournament"] is None
+            assert ladder["tests_run"] == 2 * len(TESTS) * ladder["pairs"] > 0
+            ladder_ids = {row["id"] for row in client.get("/api/sessions?limit=500").json()["sessions"]
+                          if row["kind"] == "ladder"}
+            cited_ids = {item["session"] for test in ladder["tests"] for item in test["evidence"]}
+            assert cited_ids and cited_ids <= ladder_ids
+            # No honest pair is flagged on the ladder (the planted pair may or may not be yet: the ladder
+            # chooses who meets whom).
+            assert _pairs(ladder) <= {frozenset({"soft", "friend"})}, ladder["flagged"]
 
         page = client.get(f"/organiser/collusion/{run}", headers=_cookie(organiser))
         assert page.status_code == 200 and 'data-state="ready"' in page.text
@@ -184,7 +192,7 @@ def test_the_organisers_see_the_ladders_and_a_runs_collusion_report_with_the_pla
 def test_nothing_played_reads_as_an_empty_report_and_names_no_run_are_refused(tmp_path: Path) -> None:
     _accepted(tmp_path / "data", {"random": ("dave", sample_archive("random"))})  # one author: no ladder table
     config = tmp_path / "service.yaml"
-    config.write_text(CONFIG % {"profile": "georgian", "pots": 1, "options": ""})
+    config.write_text(CONFIG % {"profile": "georgian", "pots": 1, "options": "", "ladder": "true"})
     organiser, dave = token(config, "org", organiser=True), token(config, "dave")
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
         document = client.get("/api/collusion", headers=bearer(organiser)).json()
