@@ -348,21 +348,32 @@ class VersionRecord:
 
 
 @dataclass(frozen=True)
-class LadderSession:
+class PlayedSession:
+    """What a ladder's and a challenge's session both hold: a mirror of a duplicate block, planned, then
+    played (tried `attempts` times) until its result is stored."""
+
     id: str
     block: int
     mirror: int
-    reason: str
-    seating: tuple[int, ...]
-    """Version ids, seat 0 first."""
     seed: str
     status: str
+    """`planned`, `running` or `finished`."""
     attempts: int
     balances: tuple[Amount, ...] | None
+    """By seat, exact; None until its result."""
     faults: tuple[int, ...] | None
     history_path: str | None
-    created_at: str
+    """Relative to the data folder; None until its result."""
     finished_at: str | None
+
+
+@dataclass(frozen=True)
+class LadderSession(PlayedSession):
+    reason: str
+    """Why its table was chosen (`_ladder.choose_table`)."""
+    seating: tuple[int, ...]
+    """Version ids, seat 0 first."""
+    created_at: str
     fault_reasons: tuple[tuple[FaultReason, ...], ...] | None = None
     """By seat, each distinct fault with the arena's reason (a crash's quotes the bot's stderr: its
     author's and the organisers' to read); None when not recorded (played before they were)."""
@@ -396,22 +407,12 @@ class Challenge:
 
 
 @dataclass(frozen=True)
-class ChallengeSession:
+class ChallengeSession(PlayedSession):
     """One session of a challenge, planned when the challenge is made."""
 
-    id: str
     challenge: int
-    block: int
-    mirror: int
     seating: tuple[str, ...]
     """Players (as `Challenge.players`), seat 0 first."""
-    seed: str
-    status: str
-    attempts: int
-    balances: tuple[Amount, ...] | None
-    faults: tuple[int, ...] | None
-    history_path: str | None
-    finished_at: str | None
     failures: int = 0
     """Its tries that failed by its bots' own doing (the arena's failures are not counted)."""
 
