@@ -21,9 +21,10 @@ A session that cannot be played by its bots' own doing (`BotsFailed`) is tried a
 `MAX_BOT_FAILURES`-th such try the challenge ends, failed, with the reason its challenger reads; a
 refusal that cannot change (a player disqualified since) ends it at once. Every bot failing to start
 for one reason that looks like the arena's launch chain is the bots' only when the arena starts its
-own sample bot right after (`_arena_starts_bots`); otherwise, like every other failure of the arena
-(its launch chain, a full disk, a bug), it is never counted against the challenge: the block is
-retried as a ladder block is, for as long as it takes.
+own sample bots right after, where it plays the challenge (`_arena_starts_bots`: here or on the
+cluster); otherwise, like every other failure of the arena (its launch chain, a full disk, a bug),
+it is never counted against the challenge: the block is retried as a ladder block is, for as long
+as it takes.
 
 A challenge and its sessions are its challenger's and the organisers': to anyone else they do not
 exist (404, whatever the identifier).
@@ -31,6 +32,7 @@ exist (404, whatever the identifier).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import secrets
@@ -45,11 +47,10 @@ import trio
 
 from ..engine import ArenaError, format_amount
 from ..executor import SessionJob
-from ..isolation import session_folder
 from ..match import public_session_id
 from ..storage import make_way_for_replay
 from ..tournament import arena_launch_failure, block_seed, mirrors
-from ..transport import BotSpec, open_bot, with_our_python
+from ..transport import BotSpec, with_our_python
 from ._config import seats_problem
 from ._playing import SessionPlayer, write_files
 from ._service import Service
@@ -308,7 +309,7 @@ async def play(service: Service, session: ChallengeSession, playing: SessionPlay
                      public_id=public_session_id(challenge.secret, session.id))
     result = await playing.play(job, folder=folder(service))
     if (reason := arena_launch_failure(result.seats)) is not None:  # nothing stored
-        if await _arena_starts_bots(service):
+        if await _arena_starts_bots(service, session, playing):
             raise BotsFailed(f"session {session.id}: every bot failed to start with the same error ({reason}), "
                              "while the arena starts its own sample bot: the bots' own failure", final=False)
         raise ArenaError(f"every bot of challenge session {session.id} failed to start for the same reason, the "
@@ -322,15 +323,19 @@ async def play(service: Service, session: ChallengeSession, playing: SessionPlay
     service.notify()
 
 
-async def _arena_starts_bots(service: Service) -> bool:
-    """Whether the arena starts its own sample bot now, as it starts a challenge's players (its
-    isolation, limits and launch chain): if it does, a launch failure every player shared was theirs."""
+async def _arena_starts_bots(service: Service, session: ChallengeSession, playing: SessionPlayer) -> bool:
+    """Whether the arena starts its own sample bots now where it plays the challenge's (here or on the
+    cluster: its isolation, limits and launch chain), at as many seats, one pot: if they start, a launch
+    failure every player shared was theirs."""
     if _PROBE.removeprefix(SAMPLE_PREFIX) not in sample_names():  # not in a checkout: nothing to tell it by
         return False
+    probe = spec(service, _PROBE)
+    bots = tuple(dataclasses.replace(probe, name=f"{_PROBE}-{seat}") for seat in range(len(session.seating)))
+    job = SessionJob(session_id=f"{session.id}-probe", seed=session.seed, public_id=f"{session.id}-probe",
+                     rules=service.config.rules.with_table(pots_per_session=1), bots=bots)
     try:
-        with session_folder() as sockets:
-            async with open_bot(spec(service, _PROBE), log_dir=folder(service) / "logs" / "probe", socket_dir=sockets,
-                                hidden=service.registry.folder.hidden()) as connection:
-                return connection.dead is None
+        outcome = await playing.play(job, folder=folder(service) / "probes")
     except ArenaError:  # the sandbox cannot be built: the arena's
         return False
+    return not any(kind == "crash" and reason.startswith("exited before it was ready")
+                   for seat in outcome.seats for kind, reason, _ in seat.fault_reasons)
