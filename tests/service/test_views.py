@@ -39,6 +39,7 @@ from arena.service import (
 )
 from arena.service._challenges import plan_challenge
 from arena.service._challenges import play as _challenges_play
+from arena.service._playing import SessionPlayer
 from arena.service._store import LadderSession, from_iso
 from arena.tournament import block_seed
 
@@ -239,8 +240,9 @@ async def test_a_challenges_sessions_have_pages_and_a_viewer_in_the_challengers_
     service, store = arena.service, arena.service.store
     challenge = plan_challenge(service, Author("alice", organiser=False),
                                {"bot": "chatty", "opponents": ["rb", "rc"][:table_size - 1]})
-    for session in store.challenge_sessions(challenge.id):
-        await _challenges_play(service, session)
+    async with SessionPlayer(service) as playing:  # as the ladder's process plays them, here
+        for session in store.challenge_sessions(challenge.id):
+            await _challenges_play(service, session, playing)
     finished = store.challenge_sessions(challenge.id)
     hidden = 0
     for session in finished:
