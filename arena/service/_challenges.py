@@ -309,7 +309,8 @@ async def play(service: Service, session: ChallengeSession, playing: SessionPlay
                      public_id=public_session_id(challenge.secret, session.id))
     result = await playing.play(job, folder=folder(service))
     if (reason := arena_launch_failure(result.seats)) is not None:  # nothing stored
-        if await _arena_starts_bots(service, session, playing):
+        if await arena_starts_bots(service, playing, session_id=session.id, seats=len(session.seating),
+                                   seed=session.seed, folder=folder(service) / "probes"):
             raise BotsFailed(f"session {session.id}: every bot failed to start with the same error ({reason}), "
                              "while the arena starts its own sample bot: the bots' own failure", final=False)
         raise ArenaError(f"every bot of challenge session {session.id} failed to start for the same reason, the "
@@ -323,18 +324,19 @@ async def play(service: Service, session: ChallengeSession, playing: SessionPlay
     service.notify()
 
 
-async def _arena_starts_bots(service: Service, session: ChallengeSession, playing: SessionPlayer) -> bool:
-    """Whether the arena starts its own sample bots now where it plays the challenge's (here or on the
-    cluster: its isolation, limits and launch chain), at as many seats, one pot: if they start, a launch
-    failure every player shared was theirs."""
+async def arena_starts_bots(service: Service, playing: SessionPlayer, *, session_id: str, seats: int, seed: str,
+                            folder: Path) -> bool:
+    """Whether the arena starts its own sample bots now where it plays a session's (here or on the cluster:
+    its isolation, limits and launch chain), at as many seats, one pot: if they start, a launch failure
+    every player of the session shared was theirs (a bot can write a launch-chain line to its stderr)."""
     if _PROBE.removeprefix(SAMPLE_PREFIX) not in sample_names():  # not in a checkout: nothing to tell it by
         return False
     probe = spec(service, _PROBE)
-    bots = tuple(dataclasses.replace(probe, name=f"{_PROBE}-{seat}") for seat in range(len(session.seating)))
-    job = SessionJob(session_id=f"{session.id}-probe", seed=session.seed, public_id=f"{session.id}-probe",
+    bots = tuple(dataclasses.replace(probe, name=f"{_PROBE}-{seat}") for seat in range(seats))
+    job = SessionJob(session_id=f"{session_id}-probe", seed=seed, public_id=f"{session_id}-probe",
                      rules=service.config.rules.with_table(pots_per_session=1), bots=bots)
     try:
-        outcome = await playing.play(job, folder=folder(service) / "probes")
+        outcome = await playing.play(job, folder=folder)
     except ArenaError:  # the sandbox cannot be built: the arena's
         return False
     return not any(kind == "crash" and reason.startswith("exited before it was ready")

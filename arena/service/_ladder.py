@@ -583,8 +583,10 @@ class Ladder:
         job = SessionJob(session_id=session.id, seed=session.seed, public_id=public_session_id(secret, session.id),
                          rules=self.service.config.rules, bots=tuple(specs))
         outcome = await self.player.play(job, folder=self.folder, live=self.live_path(session.id))
-        if (reason := arena_launch_failure(outcome.seats)) is not None:  # nothing stored, nothing charged
-            raise LadderPaused(session.id, reason)
+        if (reason := arena_launch_failure(outcome.seats)) is not None and not await _challenges.arena_starts_bots(
+                self.service, self.player, session_id=session.id, seats=len(specs), seed=session.seed,
+                folder=self.folder / "probes"):
+            raise LadderPaused(session.id, reason)  # nothing stored, nothing charged
         history = await trio.to_thread.run_sync(write_files, outcome, self.folder)
         balances: list[Amount] = list(outcome.balances)
         faults = [0] * len(specs)

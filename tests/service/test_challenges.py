@@ -277,3 +277,30 @@ async def test_a_challenge_its_bots_keep_from_playing_ends_failed_and_the_arenas
         listed = (await client.get("/bots/crash")).text
         assert "failed: session C000001-1-1: every bot failed to start" in listed
     store.close()
+
+
+async def test_ladder_bots_that_forge_a_launch_chain_line_are_charged_their_crashes_not_the_ladder_paused(
+        tmp_path: Path) -> None:
+    # Two authors' bots write a line of the launch chain's shape to their stderr and exit before they are ready:
+    # every seat fails "for the same reason, the arena's", which paused the ladder for everyone (a stranger's
+    # way to stop it). The arena starts its own sample bots meanwhile, so the failure is theirs: played, charged.
+    config = ServiceConfig(data=tmp_path / "data", isolation=Isolation.NONE,
+                           rules=profile("georgian").with_table(pots_per_session=1),
+                           ladder=LadderConfig(placement_blocks=1, random_share=0.0, retry_seconds=0.5))
+    service = open_service(config)
+    store = service.store
+    for bot, author in (("forger", "alice"), ("forger2", "bob")):
+        version = service.registry.submit(Author(author, organiser=False), bot,
+                                          _crashing("bwrap: execvp ./engine: No such file or directory"))
+        store.finish_check(version.id, accepted=True, report="not checked: a ladder test", stderr="")
+
+    def finished() -> list[Any]:
+        return [session for session in store.ladder_sessions() if session.balances is not None]
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(Ladder(service, rng=random.Random(1)).run)
+        played = await _until("a ladder session of the forgers played and charged", finished)
+        nursery.cancel_scope.cancel()
+    assert all(count > 0 for count in played[0].faults), played[0]
+    assert all(reason.kind == "crash" for reasons in played[0].fault_reasons for reason in reasons), played[0]
+    store.close()
