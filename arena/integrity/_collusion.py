@@ -362,16 +362,24 @@ def _stratified_score(mine: _Table, theirs: _Table) -> float | None:
     return score / math.sqrt(variance) if variance > 0.0 else None
 
 
-def _flow_test(name: str, giver: str, receiver: str, flows: _Flows, what: str) -> PairTest:
+def _by_pair(flows: _Flows) -> dict[tuple[str, str], list[tuple[int, _Moments]]]:
+    # Each ordered pair's strata, in the order they were added: a test reads its own pair's, not every
+    # pair's (10^4 pairs scanning all strata each took hours).
+    index: dict[tuple[str, str], list[tuple[int, _Moments]]] = defaultdict(list)
+    for (g, r, stratum), mine in flows.strata.items():
+        index[(g, r)].append((stratum, mine))
+    return index
+
+
+def _flow_test(name: str, giver: str, receiver: str, flows: _Flows,
+               strata: Mapping[tuple[str, str], list[tuple[int, _Moments]]], what: str) -> PairTest:
     # Stratified by the giver's own hand (its strength): in each stratum the pair's flows against
     # the giver's mean over its other opponents in that stratum, summed (a stratified difference of
     # means, as Mantel-Haenszel's for folds), so that which hands the giver happened to hold against
     # whom, and how it plays them, cancel.
     numerator = variance = 0.0
     observations = 0
-    for (g, r, stratum), mine in flows.strata.items():
-        if g != giver or r != receiver:
-            continue
+    for stratum, mine in strata.get((giver, receiver), []):
         others = flows.giver_strata[(giver, stratum)].minus(mine)
         if others.count < 2:
             continue
@@ -403,6 +411,7 @@ def report_of(pairs: Aggregate, *, alpha: float = 0.01) -> CollusionReport:
         for opponents in ranked[test].values():
             opponents.sort()
     empty: dict[_Cell, list[Evidence]] = {}
+    unearned, paired = _by_pair(pairs.unearned), _by_pair(pairs.paired)
     for low, high in sorted(pairs.shared):
         for giver, receiver in ((low, high), (high, low)):
             for test in FLAGGING:
@@ -411,8 +420,9 @@ def report_of(pairs: Aggregate, *, alpha: float = 0.01) -> CollusionReport:
                                               pairs.kept.get((giver, receiver, test), empty)))
                 else:
                     tests.append(PairTest(giver, receiver, test, 0.0, 1.0))
-            tests.append(_flow_test("chip_flow", giver, receiver, pairs.unearned, "lost holding the stronger hand"))
-            tests.append(_flow_test("duplicate_paired", giver, receiver, pairs.paired,
+            tests.append(_flow_test("chip_flow", giver, receiver, pairs.unearned, unearned,
+                                    "lost holding the stronger hand"))
+            tests.append(_flow_test("duplicate_paired", giver, receiver, pairs.paired, paired,
                                     "lost beyond what these hands moved in the other mirrors"))
     family = [i for i, t in enumerate(tests) if t.test in FLAGGING]
     for i, adjusted in zip(family, holm([tests[i].p_value for i in family]), strict=True):
