@@ -22,7 +22,6 @@ import json
 import logging
 import math
 import os
-import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +35,7 @@ import trio
 from ..ratings import ONE_THREAD_ENV, BlockTally, RatingError, SessionOutcome, bootstrap_blocks, connected_groups
 from ..storage import StorageError
 from ._store import LadderSnapshot, ServiceStore, VersionRecord, note_damaged
+from ._worker_process import LineWorker
 
 LOGGER = logging.getLogger(__name__)
 _LEADERBOARD_RESAMPLES = 400
@@ -47,7 +47,6 @@ _DUTY = 4.0
 _POLL = 2.0
 """Seconds between two looks at the ladder's generation: its results land in another process
 (`_ladder_process`), which wakes nothing here."""
-_LINE_BYTES = 64 << 20
 
 PLACEMENT = "in placement: no ladder session played yet"
 """Why a version that has not played is unrated."""
@@ -210,8 +209,8 @@ class Board:
         self.fit: Fit | None = None
         """The last fit, or None before the first."""
         self._changed = changed
-        self._worker: trio.Process | None = None
-        self._pending = b""
+        self._worker = LineWorker("arena.service._board_worker", store.path, what="the leaderboard",
+                                  env={**os.environ, **ONE_THREAD_ENV})
         self._lock = trio.Lock()
         self._logged: str | None = None  # the last error logged: each is logged once, not at every fit
 
@@ -232,12 +231,9 @@ class Board:
         async with self._lock:
             try:
                 with trio.fail_after(_FIT_SECONDS):
-                    worker = await self._started()
-                    assert worker.stdin is not None
-                    await worker.stdin.send_all(f"{_LEADERBOARD_RESAMPLES}\n".encode())
-                    answer = json.loads(await self._line(worker))
+                    answer = json.loads(await self._worker.ask(str(_LEADERBOARD_RESAMPLES).encode()))
             except BaseException:
-                await self.aclose()  # it may be half-way through a fit: the next one starts afresh
+                await self._worker.aclose()  # it may be half-way through a fit: the next one starts afresh
                 raise
         if "problem" in answer:
             raise StorageError(answer["problem"])
@@ -272,35 +268,11 @@ class Board:
                     await changed.wait()
         finally:
             with trio.CancelScope(shield=True):
-                await self.aclose()
+                await self._worker.aclose()
 
     async def aclose(self) -> None:
         """Stop the worker, if one runs (the next fit starts another)."""
-        worker, self._worker, self._pending = self._worker, None, b""
-        if worker is not None:
-            worker.kill()
-            with trio.CancelScope(shield=True), trio.move_on_after(10):
-                await worker.wait()
-
-    async def _started(self) -> trio.Process:
-        if self._worker is None or self._worker.returncode is not None:
-            self._worker = await trio.lowlevel.open_process(
-                [sys.executable, "-m", "arena.service._board_worker", str(self.store.path)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, **ONE_THREAD_ENV})
-            self._pending = b""
-        return self._worker
-
-    async def _line(self, worker: trio.Process) -> bytes:
-        assert worker.stdout is not None
-        while b"\n" not in self._pending:
-            data = await worker.stdout.receive_some()
-            if not data:
-                raise StorageError(f"the leaderboard's worker process ended (exit status {await worker.wait()})")
-            self._pending += data
-            if len(self._pending) > _LINE_BYTES:
-                raise StorageError("the leaderboard's worker process sent an answer over 64 MiB")
-        line, _, self._pending = self._pending.partition(b"\n")
-        return line
+        await self._worker.aclose()
 
     def _log_once(self, message: str) -> None:
         if message != self._logged:

@@ -20,7 +20,6 @@ import json
 import logging
 import os
 import resource
-import subprocess
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from ..integrity import Aggregate, folder_collusion, report_of, session_evidence
 from ..replay import replay_file
 from ..storage import StorageError
 from ._store import LadderSession, ServiceStore, iso
+from ._worker_process import LineWorker
 
 LOGGER = logging.getLogger(__name__)
 LADDER = "ladder"
@@ -44,7 +44,6 @@ ALPHA = 0.01
 MEMORY_BYTES = 2 << 30
 """The worker's address space: a report larger than this fails, and the service goes on."""
 _REPORT_SECONDS = 1800.0
-_LINE_BYTES = 64 << 20
 _LEFT_OUT = 20
 """Sessions left out (a history that does not replay) listed by name; the rest are counted."""
 
@@ -75,8 +74,8 @@ class Analyses:
         self.reports: dict[str, Analysis] = {}
         self._wanted: dict[str, str] = {}
         self._wake = trio.Event()
-        self._worker: trio.Process | None = None
-        self._pending = b""
+        self._worker = LineWorker("arena.service._collusion_worker", store.path, what="the collusion report",
+                                  env=os.environ, ended=f"; its memory is capped at {MEMORY_BYTES >> 20} MiB")
 
     def results(self, run: str) -> Path:
         return self.tournaments / run / "results" / run
@@ -118,52 +117,20 @@ class Analyses:
                     self.reports[scope] = await self._made(scope, key)
         finally:
             with trio.CancelScope(shield=True):
-                await self.aclose()
+                await self._worker.aclose()
 
     async def _made(self, scope: str, key: str) -> Analysis:
         request = {"ladder": str(self.ladder)} if scope == LADDER else {"results": str(self.results(scope))}
         try:
             with trio.fail_after(_REPORT_SECONDS):
-                worker = await self._started()
-                assert worker.stdin is not None
-                await worker.stdin.send_all(json.dumps(request).encode() + b"\n")
-                answer = json.loads(await self._line(worker))
+                answer = json.loads(await self._worker.ask(json.dumps(request).encode()))
         except (StorageError, OSError, ValueError, trio.TooSlowError) as error:
-            await self.aclose()  # it may be half-way through a report: the next one starts afresh
+            await self._worker.aclose()  # it may be half-way through a report: the next one starts afresh
             answer = {"problem": "it took too long" if isinstance(error, trio.TooSlowError) else str(error)}
         if answer.get("problem"):
             LOGGER.error("the collusion report of %s failed: %s", scope, answer["problem"])
         return Analysis(key, iso(self.store.clock()), int(answer.get("sessions", 0)), answer.get("report"),
                         tuple((str(a), str(b)) for a, b in answer.get("left_out", ())), answer.get("problem"))
-
-    async def aclose(self) -> None:
-        """Stop the worker, if one runs (the next report starts another)."""
-        worker, self._worker, self._pending = self._worker, None, b""
-        if worker is not None:
-            worker.kill()
-            with trio.CancelScope(shield=True), trio.move_on_after(10):
-                await worker.wait()
-
-    async def _started(self) -> trio.Process:
-        if self._worker is None or self._worker.returncode is not None:
-            self._worker = await trio.lowlevel.open_process(
-                [sys.executable, "-m", "arena.service._collusion_worker", str(self.store.path)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ))
-            self._pending = b""
-        return self._worker
-
-    async def _line(self, worker: trio.Process) -> bytes:
-        assert worker.stdout is not None
-        while b"\n" not in self._pending:
-            data = await worker.stdout.receive_some()
-            if not data:
-                raise StorageError(f"the collusion report's worker process ended (exit status {await worker.wait()}; "
-                                   f"its memory is capped at {MEMORY_BYTES >> 20} MiB)")
-            self._pending += data
-            if len(self._pending) > _LINE_BYTES:
-                raise StorageError("the collusion report's worker process sent an answer over 64 MiB")
-        line, _, self._pending = self._pending.partition(b"\n")
-        return line
 
 
 class LadderAggregate:
