@@ -128,3 +128,22 @@ def served(folder: Path, text: str, rules_profile: str, bots: dict[str, bytes]) 
     config = folder / "service.yaml"
     config.write_text(text % rules_profile)
     return config
+
+
+def children(pid: int) -> list[int]:
+    """The processes `pid`'s threads started, as /proc lists them now."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found += [int(child) for child in task.read_text().split()]
+        except OSError:  # the thread ended meanwhile
+            pass
+    return found
+
+
+def command_line(pid: int) -> str:
+    """`pid`'s command line, words joined by spaces ("" once it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""

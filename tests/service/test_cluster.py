@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from ._archives import sample_archive, slow_archive
-from ._server import bearer, running, served, token, wait_for
+from ._server import bearer, children, command_line, running, served, token, wait_for
 
 CONFIG = """\
 data: data
@@ -29,31 +29,14 @@ tournaments:
 """
 
 
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*/children"):
-        try:
-            found += [int(child) for child in task.read_text().split()]
-        except OSError:
-            pass
-    return found
-
-
-def _command(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
 def _ladder_process(serve: int) -> int:
     return wait_for("the ladder's process", lambda: next(
-        (pid for pid in _children(serve) if "arena.service._ladder_worker" in _command(pid)), None))
+        (pid for pid in children(serve) if "arena.service._ladder_worker" in command_line(pid)), None))
 
 
 def _workers(ladder: int) -> list[int]:
     """The Dask worker processes of the ladder's local cluster (its nannies spawn them)."""
-    return [pid for pid in _children(ladder) if "multiprocessing.spawn" in _command(pid)]
+    return [pid for pid in children(ladder) if "multiprocessing.spawn" in command_line(pid)]
 
 
 def _ladder_rows(database: Path) -> list[dict[str, Any]]:
@@ -93,7 +76,7 @@ def test_the_ladder_plays_on_the_services_cluster_and_the_service_alone_writes(t
         wait_for("sessions played", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 4,
                  output=server.output)
         # The bots ran under the cluster's worker processes, never beside the ladder (as without a cluster).
-        assert len(_workers(ladder)) == 2 and all("multiprocessing" in _command(pid) for pid in _children(ladder))
+        assert len(_workers(ladder)) == 2 and all("multiprocessing" in command_line(pid) for pid in children(ladder))
     output = server.output()
     assert "sessions played on a local Dask cluster of 2 worker processes" in output, output
     assert server.process.returncode == 0 and "Traceback" not in output, output
@@ -142,7 +125,7 @@ def test_a_worker_killed_in_a_ladder_block_loses_nothing_and_the_ladder_goes_on(
         ladder = _ladder_process(server.process.pid)
         wait_for("a session stored", lambda: _finished(database) >= 1, output=server.output)
         # A worker with bots running is in the middle of a ladder session.
-        busy = wait_for("a worker in a session", lambda: [pid for pid in _workers(ladder) if _children(pid)],
+        busy = wait_for("a worker in a session", lambda: [pid for pid in _workers(ladder) if children(pid)],
                         every=0.02, output=server.output)
         os.kill(busy[0], signal.SIGKILL)
         at_kill = _finished(database)

@@ -19,23 +19,9 @@ from arena.service import Author, ServiceConfig, open_service
 
 from .._launch import path_without_prlimit
 from ._archives import sample_archive
-from ._server import bearer, post_archive, running, token, wait_for
+from ._server import bearer, children, command_line, post_archive, running, token, wait_for
 
 CONFIG = "data: data\nisolation: none\ntable: {pots: 1}\nladder: {placement_blocks: 1, random_share: 0.0}\n"
-
-
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*/children"):
-        found += [int(child) for child in task.read_text().split()]
-    return found
-
-
-def _command(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
 
 
 def _alive(pid: int) -> bool:
@@ -56,15 +42,15 @@ def test_the_ladder_plays_in_its_own_process_which_ends_with_serve_even_a_killed
     config = tmp_path / "service.yaml"
     config.write_text(CONFIG)
     with running(config, stop=signal.SIGKILL) as server, httpx.Client(base_url=server.url, timeout=60) as client:
-        ladders = [pid for pid in _children(server.process.pid) if "arena.service._ladder_worker" in _command(pid)]
-        assert len(ladders) == 1, [_command(pid) for pid in _children(server.process.pid)]
+        ladders = [pid for pid in children(server.process.pid) if "arena.service._ladder_worker" in command_line(pid)]
+        assert len(ladders) == 1, [command_line(pid) for pid in children(server.process.pid)]
         [ladder] = ladders
         wait_for("sessions played", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 2)
         board = wait_for("the ladder's results on the board", lambda: [
             row for row in client.get("/api/leaderboard").json() if row["rating"] is not None and row["sessions"]])
         assert {row["name"] for row in board} <= {"call", "random", "threshold"} and "threshold" in {
             row["name"] for row in board}
-        bots = wait_for("a session's bots", lambda: _children(ladder))  # the bots are the ladder process's
+        bots = wait_for("a session's bots", lambda: children(ladder))  # the bots are the ladder process's
         # Its progress reaches serve's output: one line after the first session, none per session after.
         wait_for("sessions played", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 4)
         progress = [line for line in server.output().splitlines() if line.startswith("seka-arena serve: ladder: ")]
