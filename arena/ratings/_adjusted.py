@@ -318,8 +318,9 @@ def controlled(known: Sequence[Amount], luck: Sequence[Amount], coefficients: Se
     """The adjusted result of a session given each seat's control coefficient: the known result
     (`SessionTerms.known`) less c·luck, plus the table's mean of c·luck (so that it still sums to zero).
 
+    >>> from fractions import Fraction
     >>> controlled([3, -3], [2, -2], [Fraction(1, 2), Fraction(0)])
-    (Fraction(3, 2), Fraction(-3, 2))
+    (Fraction(5, 2), Fraction(-5, 2))
     """
     control = [c * x for c, x in zip(coefficients, luck, strict=True)]
     mean = sum(control, Fraction(0)) / len(control)
