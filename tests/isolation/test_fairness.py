@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import trio
 
-from arena.isolation import Isolation, ProcessLimits, isolation_problem
+from arena.isolation import BotProcess, Isolation, ProcessLimits, Stopping, isolation_problem
 from arena.isolation._fairness import ArenaLag, CpuWatch, arena_lag
 from arena.isolation._process import launch_prefix
 from arena.isolation._sandbox import Cgroup
@@ -202,3 +202,32 @@ def test_grpcio_s_threads_waiting_for_a_cpu_make_the_arena_late_and_other_thread
         assert waited[0] >= 0.2, waited
         assert (after - before >= waited[0] - 0.1) if late else (after - before < waited[0] / 2), (
             name, after - before, waited)
+
+
+STOPS_SLOWLY = _PIN + f"""import signal, sys
+def stop(*_):
+    {_BURN.format(seconds=0.3).replace(chr(10), chr(10) + '    ')}sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+print("ready", flush=True)
+time.sleep(60)
+"""
+"""On SIGTERM, uses 0.3 s of CPU on the shared CPU (tidying up), then exits."""
+
+
+async def test_a_bot_kept_from_the_cpu_while_it_stops_gets_that_time_back_before_sigkill(tmp_path: Path) -> None:
+    # Three spinners share the bot's CPU: it gets about a quarter, so its 0.3 s of CPU take about 1.2 s,
+    # beyond the 0.5 s grace; the time it was kept waiting is given back, so it ends on SIGTERM as a bot on
+    # a quiet machine would (before, it was SIGKILLed and check-bot warned its author).
+    process = BotProcess.launch([sys.executable, "-c", STOPS_SLOWLY], name="bot", log_dir=tmp_path / "logs")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(process.drain_output)
+        log = tmp_path / "logs" / "bot.stdout.log"
+        with trio.fail_after(30):
+            while not log.exists() or "ready" not in log.read_text():
+                await trio.sleep(0.05)
+        with python(SPINNER), python(SPINNER), python(SPINNER):
+            await trio.sleep(0.2)
+            await process.stop(grace=0.5)
+    assert process.stopped is not None
+    assert process.stopped.how is Stopping.ON_SIGTERM, process.stopped
+    assert process.returncode == 0
