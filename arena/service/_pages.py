@@ -131,6 +131,22 @@ async def error_page(service: Service, request: Request, error: HTTPException) -
     return page
 
 
+def signed_in(service: Service, request: Request, *, organisers_only: str | None = None) -> Author | RedirectResponse:
+    """The reader of a page for signed-in readers, or for a visitor the redirect to the sign-in page: the one
+    guard of such pages.
+
+    Raises:
+        HTTPException: 403 with the message `organisers_only`, when given (the page is the organisers') and
+            the reader is not an organiser.
+    """
+    author = who(service, request)
+    if author is None:
+        return RedirectResponse("/login", status_code=303)
+    if organisers_only is not None and not author.organiser:
+        raise HTTPException(403, organisers_only)
+    return author
+
+
 def _standings(service: Service, run: RunRecord) -> dict[str, Any] | None:
     path = service.registry.folder.tournaments / run.name / "results" / run.name / "standings.json"
     try:
@@ -351,18 +367,16 @@ def routes(service: Service) -> list[Route]:
                       stdout=log_tail(folder / f"{mine[0].label}.stdout.log"))
 
     async def me(request: Request) -> Response:
-        author = who(service, request)
-        if author is None:
-            return RedirectResponse("/login", status_code=303)
+        author = signed_in(service, request)
+        if not isinstance(author, Author):
+            return author
         owned = [(bot, store.versions(bot.name)[::-1]) for bot in store.bots(author.name)]
         return render(service, request, "me.html", author=author, owned=owned)
 
     async def console(request: Request) -> Response:
-        author = who(service, request)
-        if author is None:
-            return RedirectResponse("/login", status_code=303)
-        if not author.organiser:
-            raise HTTPException(403, "the organisers' console needs an organiser's token")
+        author = signed_in(service, request, organisers_only="the organisers' console needs an organiser's token")
+        if not isinstance(author, Author):
+            return author
         schedules = store.schedules()
         in_file = {schedule.name for schedule in service.config.schedules}
         in_play = {run.schedule for run in store.runs() if run.status in ("due", "running")}
@@ -373,11 +387,9 @@ def routes(service: Service) -> list[Route]:
 
     async def collusion_page(request: Request) -> Response:
         """The collusion report of the ladder, or of a scheduled run: the organisers' alone, as the console."""
-        author = who(service, request)
-        if author is None:
-            return RedirectResponse("/login", status_code=303)
-        if not author.organiser:
-            raise HTTPException(403, "the collusion reports need an organiser's token")
+        author = signed_in(service, request, organisers_only="the collusion reports need an organiser's token")
+        if not isinstance(author, Author):
+            return author
         scope = collusion_scope(service, request.path_params.get("name"))
         report = collusion_json(scope, *service.collusion.ask(scope))
         pairs: dict[tuple[str, str], list[dict[str, Any]]] = {}
