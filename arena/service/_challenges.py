@@ -312,7 +312,7 @@ async def play(service: Service, session: ChallengeSession, playing: SessionPlay
         if await arena_starts_bots(service, playing, session_id=session.id, seats=len(session.seating),
                                    seed=session.seed, folder=folder(service) / "probes"):
             raise BotsFailed(f"session {session.id}: every bot failed to start with the same error ({reason}), "
-                             "while the arena starts its own sample bot: the bots' own failure", final=False)
+                             "while the arena starts its own sample bots: the bots' own failure", final=False)
         raise ArenaError(f"every bot of challenge session {session.id} failed to start for the same reason, the "
                          f"arena's own, not theirs: {reason}")
     history = await trio.to_thread.run_sync(write_files, result, folder(service))

@@ -62,7 +62,10 @@ class LineWorker:
 
     async def _started(self) -> trio.Process:
         if self._process is None or self._process.returncode is not None:
+            # A session of its own: a terminal's Ctrl-C is the service's to handle (it stops its workers
+            # itself), not a KeyboardInterrupt mid-answer; a worker whose service died ends at its stdin's end.
             self._process = await trio.lowlevel.open_process(self.command, stdin=subprocess.PIPE,
-                                                             stdout=subprocess.PIPE, env=self.env)
+                                                             stdout=subprocess.PIPE, env=self.env,
+                                                             start_new_session=True)
             self._pending = b""
         return self._process

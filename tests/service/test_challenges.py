@@ -261,7 +261,7 @@ async def test_a_challenge_its_bots_keep_from_playing_ends_failed_and_the_arenas
         failed = (await client.get(f"/api/challenges/{shared.id}")).json()
         assert failed["status"] == "failed" and failed["failed_at"] is not None, failed
         assert failed["failed"] == ("session C000001-1-1: every bot failed to start with the same error (sh: 1: "
-                                    "./engine: not found), while the arena starts its own sample bot: the bots' own "
+                                    "./engine: not found), while the arena starts its own sample bots: the bots' own "
                                     "failure")
         assert [(session["status"], session["failures"]) for session in failed["sessions"]] == [
             ("running", MAX_BOT_FAILURES), ("planned", 0)]

@@ -5,6 +5,7 @@ The next serve resumes what was left."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -14,7 +15,7 @@ import httpx
 import pytest
 
 from ._archives import sample_archive, slow_archive
-from ._server import CUP, SEKA_ARENA, bearer, running, served, token, wait_for
+from ._server import CUP, SEKA_ARENA, bearer, children, command_line, running, served, token, wait_for
 
 
 def _rows(database: Path, table: str) -> dict[str, tuple[str, int]]:
@@ -29,8 +30,11 @@ def _with(database: Path, table: str, status: str) -> set[str]:
         return set()
 
 
-def _stop(server_process: subprocess.Popen[str], number: signal.Signals) -> int:
-    server_process.send_signal(number)
+def _stop(server_process: subprocess.Popen[str], number: signal.Signals, *, group: bool = False) -> int:
+    if group:  # a terminal's Ctrl-C: to serve and every process it started in its group
+        os.killpg(server_process.pid, number)
+    else:
+        server_process.send_signal(number)
     return server_process.wait(timeout=120)
 
 
@@ -43,15 +47,20 @@ def test_a_first_signal_lets_the_ladders_sessions_in_flight_finish_and_serve_exi
         tmp_path: Path, rules_profile: str, number: signal.Signals) -> None:
     config = served(tmp_path, LADDER, rules_profile, {"call": sample_archive("call"), "slow": slow_archive(0.05)})
     database = tmp_path / "data" / "service.sqlite"
-    with running(config) as server:
+    ctrl_c = number == signal.SIGINT
+    with running(config, group=ctrl_c) as server:
         wait_for("a ladder session in flight after one stored", lambda: _with(database, "ladder_sessions", "finished")
                  and _with(database, "ladder_sessions", "running"), output=server.output)
+        # The leaderboard's worker process is started (it fits what is stored) before a Ctrl-C reaches it too.
+        wait_for("the leaderboard's worker", lambda: any("arena.service._board_worker" in command_line(pid)
+                                                         for pid in children(server.process.pid)),
+                 output=server.output)
         in_flight = _with(database, "ladder_sessions", "running")
-        status = _stop(server.process, number)
+        status = _stop(server.process, number, group=ctrl_c)
     output = server.output()
     assert status == 0, output
     assert f"{number.name}: stopping: the sessions in flight finish" in output
-    assert "Traceback" not in output
+    assert "Traceback" not in output and "KeyboardInterrupt" not in output, output
     rows = _rows(database, "ladder_sessions")
     assert in_flight <= _with(database, "ladder_sessions", "finished"), rows
     assert not _with(database, "ladder_sessions", "running"), rows
