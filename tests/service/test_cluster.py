@@ -1,18 +1,39 @@
-"""`serve` with `cluster: local:2`: the ladder's, a challenge's and a scheduled tournament's sessions are played
-by the workers of a Dask cluster, and the service alone writes its store and files; a worker killed in the middle
-of a ladder block loses nothing, charges nothing to the bots, and the ladder goes on."""
+"""`serve` with `cluster:`: the ladder's, a challenge's and a scheduled tournament's sessions are played by the
+workers of a Dask cluster (`local:N`, or one at a `tls://` address), and the service alone writes its store and
+files; a worker killed in the middle of a ladder block loses nothing, charges nothing to the bots, and the ladder
+goes on; and every profile's ladder plays on a cluster, each stored history verifying with its period's commitment.
+
+Cost: one cluster (`shared_cluster`) serves the profile matrix and the `tls://` service; `serve`'s own `local:2`
+only where its processes are under test (the ladder's workers, a worker killed)."""
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import dask
 import httpx
 import pytest
+import trio
+
+from arena.engine import SessionStarted, profile
+from arena.executor import ClusterCertificates
+from arena.executor._local_cluster import start_local_cluster
+from arena.executor._tls import make_credentials
+from arena.isolation import Isolation, isolation_problem
+from arena.replay import replay_file
+from arena.service import Author, Ladder, LadderConfig, ServiceConfig, open_service
+from arena.service._ladder import ladder_secrets, secret_period
+from arena.service._store import from_iso, iso
+from arena.storage import commitment_of
+from arena.tournament import block_seed
 
 from ._archives import sample_archive, slow_archive
 from ._server import bearer, children, command_line, running, served, token, wait_for
@@ -27,6 +48,31 @@ ladder: {placement_blocks: 1, random_share: 0.0, concurrency: 2}
 tournaments:
   - {name: cup, cron: "0 2 * * *"}
 """
+
+
+@dataclass(frozen=True)
+class SharedCluster:
+    address: str
+    certificates: ClusterCertificates
+
+
+@pytest.fixture(scope="module")
+def shared_cluster() -> Iterator[SharedCluster]:
+    """One cluster for the profile matrix, secured as `local:N`'s (loopback, mutual TLS from a throw-away CA, no
+    HTTP), reached as a service reaches a cluster of other machines: `tls://` with the service's certificate."""
+    if isolation_problem(Isolation.SANDBOX) is not None:  # a cluster at an address plays sandboxed bots only
+        pytest.skip(f"a cluster at an address needs isolation sandbox: {isolation_problem(Isolation.SANDBOX)}")
+    credentials = make_credentials()
+    try:
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+            cluster = start_local_cluster(2, 2, credentials)
+        try:
+            yield SharedCluster(str(cluster.scheduler_address), ClusterCertificates(
+                credentials.ca_file, credentials.cert("client"), credentials.key("client")))
+        finally:
+            cluster.close()
+    finally:
+        credentials.remove()
 
 
 def _ladder_process(serve: int) -> int:
@@ -66,11 +112,10 @@ def _consistent(data: Path) -> list[dict[str, Any]]:
     return rows
 
 
-@pytest.mark.parametrize("rules_profile", ["georgian", "seka36"])
-def test_the_ladder_plays_on_the_services_cluster_and_the_service_alone_writes(tmp_path: Path,
-                                                                              rules_profile: str) -> None:
+def test_the_ladder_plays_on_the_services_cluster_and_the_service_alone_writes(tmp_path: Path) -> None:
+    # Georgian here; every other profile plays its ladder on a cluster below (the profile matrix).
     data = tmp_path / "data"
-    config = served(tmp_path, CONFIG, rules_profile, {name: sample_archive(name) for name in ("call", "threshold")})
+    config = served(tmp_path, CONFIG, "georgian", {name: sample_archive(name) for name in ("call", "threshold")})
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
         ladder = _ladder_process(server.process.pid)
         wait_for("sessions played", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 4,
@@ -86,9 +131,15 @@ def test_the_ladder_plays_on_the_services_cluster_and_the_service_alone_writes(t
     assert all(sorted(path.name for path in (data / "ladder" / "logs" / row["id"]).iterdir()) for row in rows)
 
 
-def test_a_challenge_and_a_scheduled_tournament_play_on_the_cluster(tmp_path: Path) -> None:
+def test_a_challenge_and_a_scheduled_tournament_play_on_a_tls_cluster(tmp_path: Path,
+                                                                      shared_cluster: SharedCluster) -> None:
+    # A cluster at an address (the shared one), reached with the service's certificate; a stake profile.
     data = tmp_path / "data"
-    config = served(tmp_path, CONFIG, "georgian", {name: sample_archive(name) for name in ("call", "threshold")})
+    files = shared_cluster.certificates
+    text = CONFIG.replace("isolation: none", "isolation: sandbox").replace(
+        "cluster: local:2", f"cluster: {{address: '{shared_cluster.address}', ca: {files.ca}, cert: {files.cert}, "
+                            f"key: {files.key}}}")
+    config = served(tmp_path, text, "svara32", {name: sample_archive(name) for name in ("call", "threshold")})
     organiser = token(config, "org", organiser=True)
     alice = token(config, "author-call")
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
@@ -140,3 +191,55 @@ def test_a_worker_killed_in_a_ladder_block_loses_nothing_and_the_ladder_goes_on(
     assert "attempt 1 lost" in output and "played again" in output, output
     rows = {row["id"]: row for row in _consistent(data)}
     assert all(rows[session]["status"] == "finished" for session in in_flight), (in_flight, output)
+
+
+# --- every profile on one shared cluster --------------------------------------------------------------------
+
+_PROFILES = [("georgian", {"dark": True, "tie": "split", "deck": 32}), ("classic", {}), ("seka36", {}),
+             ("svara32", {}), ("seka21", {})]
+"""Every profile (georgian with options; plain georgian plays on `serve`'s own cluster above)."""
+
+
+@pytest.mark.parametrize(("rules_profile", "options"), _PROFILES, ids=[name for name, _ in _PROFILES])
+async def test_every_profile_plays_its_ladder_on_the_cluster_and_every_history_verifies(
+        tmp_path: Path, shared_cluster: SharedCluster, rules_profile: str, options: dict[str, Any]) -> None:
+    # The ladder's process's own code (open_service, Ladder.run: SessionJob -> a Dask worker -> the outcome back
+    # to the single writer), in this process, on the shared cluster; real bots, sandboxed on the workers.
+    config = ServiceConfig(data=tmp_path / "data", isolation=Isolation.SANDBOX,
+                           rules=profile(rules_profile, options).with_table(pots_per_session=2),
+                           ladder=LadderConfig(placement_blocks=1, random_share=0.0, concurrency=2),
+                           cluster=shared_cluster.address, cluster_certificates=shared_cluster.certificates)
+    service = open_service(config)
+    for name in ("call", "threshold"):
+        version = service.registry.submit(Author(f"author-{name}", organiser=False), name, sample_archive(name))
+        service.store.finish_check(version.id, accepted=True, report="not checked: a cluster test", stderr="")
+    ladder = Ladder(service, rng=random.Random(1))
+    try:
+        with trio.fail_after(120):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(ladder.run)
+                while sum(session.status == "finished" for session in service.store.ladder_sessions()) < 2:
+                    await trio.sleep(0.2)
+                service.stop()  # the sessions in flight are stored, then the ladder closes its cluster client
+        sessions = [session for session in service.store.ladder_sessions() if session.status == "finished"]
+        published = {secret.start: secret for secret in ladder_secrets(service.store, config.ladder.secret_days)}
+        secrets = service.store.settings_under("ladder_secret:")
+        tables = {session.block: service.store.ladder_sessions(block=session.block)[0].seating for session in sessions}
+    finally:
+        service.store.close()
+    assert len(sessions) >= 2
+    for session in sessions:
+        assert session.faults == (0, 0) and session.attempts == 1, session
+        # The period's secret hashes to the commitment published before it dealt, and derives the session's seed.
+        period = iso(secret_period(config.ladder.secret_days, from_iso(session.created_at))[0])
+        secret, shown = secrets[f"ladder_secret:{period}"], published[period]
+        assert commitment_of(secret, None, shown.value_function) == shown.commitment
+        assert session.seed == block_seed(secret, [str(seat) for seat in tables[session.block]], session.block)
+        # The history the worker sent back, written by the service, deals from that seed and replays to the
+        # stored balances.
+        assert session.history_path is not None
+        replayed = replay_file(config.data / session.history_path)
+        start = replayed.state.events[0]
+        assert replayed.seeded and isinstance(start, SessionStarted) and start.seed == session.seed
+        assert replayed.state.rules == config.rules and tuple(replayed.state.balances) == session.balances
+        assert list((config.data / "ladder" / "logs" / session.id).glob("*.log"))
