@@ -61,6 +61,7 @@ import logging
 import math
 import random
 import shutil
+from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -94,6 +95,10 @@ _SECRET_PREFIX = "ladder_secret:"
 _VALUE_FUNCTION_PREFIX = "ladder_value_function:"
 """… and the value function its commitment binds, `<name> <hex SHA-256>`, under this one (none for a secret
 drawn before commitments bound one: its commitment is the SHA-256 of the secret alone)."""
+_CHANGED_PREFIX = "ladder_value_function_changed:"
+"""… and, under this one with the period's start, `|` and a value function's hex SHA-256, `<ISO time> <name>`:
+when the service first valued one of the period's sessions with another value function than the one its
+commitment binds (a service upgraded mid-period: shown beside the commitment, never silent)."""
 _IDLE = 30.0
 _DOUBLINGS = 4
 """A failing block's wait doubles this many times at most: 30 s grows to 8 min by default."""
@@ -263,6 +268,12 @@ def period_secret(store: ServiceStore, days: int, at: float) -> str:
     for period in (end, start):  # each with the value function its commitment binds, stored as it is drawn
         secret = store.secret(_SECRET_PREFIX + iso(period),
                               beside={_VALUE_FUNCTION_PREFIX + iso(period): f"{q.name} {q.sha256}"})
+    bound = store.setting(_VALUE_FUNCTION_PREFIX + iso(start))
+    if bound is not None and bound != f"{q.name} {q.sha256}":  # drawn by a service with another value function
+        if store.setting_once(f"{_CHANGED_PREFIX}{iso(start)}|{q.sha256}", f"{iso(at)} {q.name}"):
+            LOGGER.warning("the ladder's period from %s committed to the value function %s; this service values "
+                           "its sessions with %s %s from now, as its page shows beside the commitment",
+                           iso(start), bound, q.name, q.sha256)
     return secret
 
 
@@ -279,10 +290,14 @@ class LadderSecret:
     """The value function the commitment binds; None for a secret drawn before commitments bound one."""
     secret: str | None
     """None until the period is over and every block planned in it is finished."""
+    changes: tuple[tuple[str, ValueFunction], ...] = ()
+    """When (ISO 8601) the service began valuing the period's sessions with another value function than the
+    committed one, and which (a service upgraded mid-period), in time order."""
 
-    def as_json(self) -> dict[str, str | dict[str, str] | None]:
+    def as_json(self) -> dict[str, object]:
         return {"start": self.start, "end": self.end, "commitment": self.commitment, "secret": self.secret,
-                "value_function": None if self.value_function is None else self.value_function.as_json()}
+                "value_function": None if self.value_function is None else self.value_function.as_json(),
+                "value_function_changes": [{"from": at, **q.as_json()} for at, q in self.changes]}
 
 
 def progress_line(progress: LadderProgress) -> str:
@@ -306,6 +321,11 @@ def ladder_secrets(store: ServiceStore, days: int) -> list[LadderSecret]:
     shown = []
     bound = {key.removeprefix(_VALUE_FUNCTION_PREFIX): ValueFunction(*value.split(" "))
              for key, value in store.settings_under(_VALUE_FUNCTION_PREFIX).items()}
+    changes: defaultdict[str, list[tuple[str, ValueFunction]]] = defaultdict(list)
+    for key, value in store.settings_under(_CHANGED_PREFIX).items():
+        period, _, sha256 = key.removeprefix(_CHANGED_PREFIX).partition("|")
+        at, _, name = value.partition(" ")
+        changes[period].append((at, ValueFunction(name, sha256)))
     for key, secret in store.settings_under(_SECRET_PREFIX).items():
         period = key.removeprefix(_SECRET_PREFIX)
         start = from_iso(period)
@@ -313,7 +333,7 @@ def ladder_secrets(store: ServiceStore, days: int) -> list[LadderSecret]:
         revealed = end <= now and start not in unfinished
         q = bound.get(period)
         shown.append(LadderSecret(iso(start), iso(end), commitment_of(secret, None, q), q,
-                                  secret if revealed else None))
+                                  secret if revealed else None, tuple(sorted(changes[period]))))
     return shown[::-1]
 
 

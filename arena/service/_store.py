@@ -812,6 +812,12 @@ class ServiceStore:
             connection.execute("INSERT INTO settings (key, value) VALUES (?, ?) "
                                "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
 
+    def setting_once(self, key: str, value: str) -> bool:
+        """Store `value` under `key` unless a value is there already (the first stays); whether it was stored."""
+        with self._write(f"setting {key}") as connection:
+            return connection.execute("INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)",
+                                      (key, value)).rowcount == 1
+
     def settings_under(self, prefix: str) -> dict[str, str]:
         """Every setting whose key starts with `prefix`, by key (in key order)."""
         rows = self._read("SELECT key, value FROM settings WHERE substr(key, 1, ?) = ? ORDER BY key",

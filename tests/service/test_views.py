@@ -485,6 +485,36 @@ async def test_the_ladders_secret_changes_each_period_committed_before_and_revea
     service.store.close()
 
 
+async def test_a_service_upgraded_to_another_value_function_mid_period_shows_when_beside_the_commitment(
+        tmp_path: Path) -> None:
+    now = [from_iso("2026-03-02T10:00:00+00:00")]
+    arena = _open(tmp_path / "data", "georgian", {}, 2, clock=lambda: now[0], secret_days=1)
+    service = arena.service
+    ladder = Ladder(service, rng=random.Random(1))
+    # The current and next periods' secrets drawn by a service of another value function (an older release).
+    older = f"hindsight/0 {'0a' * 32}"
+    for period in ("2026-03-02T00:00:00+00:00", "2026-03-03T00:00:00+00:00"):
+        service.store.secret(f"ladder_secret:{period}", beside={f"ladder_value_function:{period}": older})
+    ladder.secret(now[0])  # this service plans a block in the period
+    now[0] = from_iso("2026-03-02T11:00:00+00:00")
+    ladder.secret(now[0])  # and another: the change is recorded once, when it was first seen
+    async with _client(arena, None) as client:
+        shown = (await client.get("/api/ladder")).json()["secrets"]
+        page = (await client.get("/")).text
+    q = {"name": VALUE_FUNCTION, "sha256": value_function_digest()}
+    assert [(s["start"], s["value_function"]["name"], s["value_function_changes"]) for s in shown] == [
+        ("2026-03-03T00:00:00+00:00", "hindsight/0", []),  # not yet in play: nothing valued with it
+        ("2026-03-02T00:00:00+00:00", "hindsight/0", [{"from": "2026-03-02T10:00:00+00:00", **q}])]
+    assert "changed during the period" in page and q["sha256"] in page
+    # A period this service drew itself shows no change.
+    now[0] = from_iso("2026-03-05T10:00:00+00:00")
+    ladder.secret(now[0])
+    async with _client(arena, None) as client:
+        shown = (await client.get("/api/ladder")).json()["secrets"]
+    assert [s["value_function_changes"] for s in shown[:2]] == [[], []]
+    service.store.close()
+
+
 # --- the results API over scheduled tournaments -------------------------------------------------------------
 
 
