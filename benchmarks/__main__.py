@@ -186,6 +186,8 @@ _ROWS: list[tuple[str, str, str, str | None]] = [
     ("ratings_refit_1e6_cpu_s", "… its CPU time", "s", None),
     ("collusion_detection_rate", "planted collusion pairs flagged (goal ≥ 0.9)", "", None),
     ("collusion_false_positive_rate", "reports flagging an honest pair (goal ≤ 0.01)", "", None),
+    ("collusion_false_positive_upper_95", "… its one-sided 95 % upper bound", "", None),
+    ("collusion_honest_pairs", "honest pairs those reports tested (goal ≥ 10^4)", "", None),
     ("service_refit_1e4_s", "service leaderboard refit, 10^4 stored sessions (its worker)", "s", None),
     ("service_refit_1e5_s", "… 10^5 stored sessions", "s", "service_refit_1e4_s"),
     ("service_refit_peak_rss_1e4_mib", "… its worker's peak memory, 10^4", "MiB", None),

@@ -61,13 +61,14 @@ class Sizes:
     bias_sessions: int
     """Sessions of each of the ten cases of the estimator's bias (`efficiency`)."""
     collusion_shared: int
-    """Sessions each planted pair shares before its report (`integrity`); the honest pools play as many."""
+    """Sessions each planted pair shares before its report (`integrity`); each pair of an honest pool as many."""
     collusion_trials: int
     """Planted pools of each kind (`integrity`)."""
     collusion_honest_pools: int
-    """Pools of six honest bots (`integrity`)."""
+    """Pools of nine honest drawn-choice bots, one report each (`integrity`)."""
     collusion_population: tuple[int, int]
-    """Honest drawn-choice bots, and the blocks they play, of the p-values' calibration check (`integrity`)."""
+    """Honest drawn-choice bots (3 mod 6) of the one-report population, and the passes of its balanced design
+    (each pair shares three sessions a pass; `integrity`)."""
 
 
 FULL = Sizes(engine_seconds=2.0, decision_rounds=7, decision_calls=200, inflight=(1, 4, 16, 64), inflight_bots=8,
@@ -75,13 +76,13 @@ FULL = Sizes(engine_seconds=2.0, decision_rounds=7, decision_calls=200, inflight
              tournament_bots=8, tournament_blocks=4, scaling_bots=(4, 8, 16, 32), resamples=1000, duplicate_pairs=500,
              duplicate_inflight=4, service_requests=100, service_rounds=3, service_window=40.0,
              separation_blocks=2000, bias_sessions=10_000, collusion_shared=2000,
-             collusion_trials=2, collusion_honest_pools=4, collusion_population=(24, 3000))
+             collusion_trials=2, collusion_honest_pools=20, collusion_population=(147, 10))
 QUICK = Sizes(engine_seconds=0.7, decision_rounds=5, decision_calls=120, inflight=(1, 4, 16, 64), inflight_bots=8,
               inflight_warmup=0.8, inflight_window=1.5, efficiency_rounds=3, raw_window=1.5, start_repeats=5,
               tournament_bots=4, tournament_blocks=2, scaling_bots=(4, 8, 16), resamples=1000, duplicate_pairs=60,
               duplicate_inflight=4, service_requests=40, service_rounds=2, service_window=20.0,
               separation_blocks=300, bias_sessions=300, collusion_shared=300,
-              collusion_trials=1, collusion_honest_pools=1, collusion_population=(12, 300))
+              collusion_trials=1, collusion_honest_pools=1, collusion_population=(15, 8))
 
 
 def python_bot(name: str, script: str, *args: str) -> BotSpec:

@@ -34,7 +34,7 @@ import trio
 from arena.ratings import ONE_THREAD_ENV, BlockTally, SessionOutcome, bootstrap_blocks
 from arena.service import FinishedSession, ServiceStore
 
-from .collusion import planted_figures, population_figures
+from .collusion import collusion_figures
 from .common import REPO, Sizes
 
 _BOTS = 100
@@ -154,11 +154,8 @@ async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
     """The suite's `integrity` section, in a worker thread."""
     service = await trio.to_thread.run_sync(service_figures, workdir)
     refit = await trio.to_thread.run_sync(refit_in_worker)
-    planted = await trio.to_thread.run_sync(lambda: planted_figures(
-        shared=sizes.collusion_shared, trials=sizes.collusion_trials, honest_pools=sizes.collusion_honest_pools))
-    bots, blocks = sizes.collusion_population
-    population = await trio.to_thread.run_sync(lambda: population_figures(bots=bots, blocks=blocks))
-    return {**service, **refit, **planted, **population}
+    collusion = await trio.to_thread.run_sync(collusion_figures, sizes)
+    return {**service, **refit, **collusion}
 
 
 if __name__ == "__main__":
