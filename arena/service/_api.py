@@ -464,7 +464,7 @@ def routes(service: Service) -> list[Route]:
         """A collusion report (the ladder's, or a scheduled run's): the organisers' alone."""
         require_organiser(service, request)
         scope = collusion_scope(service, request.path_params.get("name"))
-        return JSONResponse(collusion_json(scope, *service.collusion.ask(scope)))
+        return JSONResponse(collusion_json(scope, *await service.collusion.ask(scope)))
 
     async def sessions(request: Request) -> Response:
         query = request.query_params

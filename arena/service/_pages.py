@@ -391,7 +391,7 @@ def routes(service: Service) -> list[Route]:
         if not isinstance(author, Author):
             return author
         scope = collusion_scope(service, request.path_params.get("name"))
-        report = collusion_json(scope, *service.collusion.ask(scope))
+        report = collusion_json(scope, *await service.collusion.ask(scope))
         pairs: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for test in report["tests"]:
             pairs.setdefault((test["giver"], test["receiver"]), []).append(test)

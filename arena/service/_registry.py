@@ -8,6 +8,7 @@ Layout of the data folder:
     checks/VERSION/           the bot's logs while check-bot ran
     ladder/                   ladder histories and logs
     tournaments/RUN/          the scheduled tournaments' results folders
+    collusion/                the last collusion report of each scope (`_collusion.SavedReports`)
 
 A submission is unpacked into a staging folder under `bots/` and renamed into place only once
 it is complete and its manifest is accepted, so `bots/SHA/` is always a whole, accepted unpacking;
@@ -111,6 +112,10 @@ class DataFolder:
     @property
     def tournaments(self) -> Path:
         return self.root / "tournaments"
+
+    @property
+    def collusion(self) -> Path:
+        return self.root / "collusion"
 
     def hidden(self) -> list[Path]:
         """What no bot may be shown in the sandbox: the whole data folder (a submitted bot is confined

@@ -62,7 +62,7 @@ class Service:
         self.board = Board(store, changed=lambda: self.changed)
         """The leaderboard's last fit, and the worker that makes the next."""
         self.collusion = Analyses(store, ladder=self.registry.folder.ladder,
-                                  tournaments=self.registry.folder.tournaments)
+                                  tournaments=self.registry.folder.tournaments, saved=self.registry.folder.collusion)
         """The organisers' collusion reports, and the worker that makes them."""
         self.progress: dict[str, Progress] = {}
         """The last progress of each scheduled tournament running, by name (live pages read it)."""

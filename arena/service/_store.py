@@ -905,6 +905,12 @@ class ServiceStore:
         last = self._read("SELECT max(finished_at) AS at FROM ladder_sessions")
         return LadderProgress(int(last_hour[0]["n"]), self.finished_ladder_sessions(), last[0]["at"])
 
+    def last_finished_ladder_session(self) -> str | None:
+        """The id of the ladder session that finished last (read by index), or None before the first."""
+        rows = self._read("SELECT id FROM ladder_sessions WHERE finished_at IS NOT NULL "
+                          "ORDER BY finished_at DESC, id DESC LIMIT 1")
+        return str(rows[0]["id"]) if rows else None
+
     def finished_ladder_sessions(self) -> int:
         """How many ladder sessions have a result: the leaderboard's generation (one row, kept as they land)."""
         return int(self._read("SELECT finished FROM ladder_totals")[0]["finished"])

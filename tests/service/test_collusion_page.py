@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +19,12 @@ from selenium.webdriver.common.by import By
 from arena.engine import profile
 from arena.integrity import FLAGGING, TESTS
 from arena.isolation import Isolation
-from arena.service import Author, ServiceConfig, open_service
+from arena.service import Author, Scheduler, ServiceConfig, fire_now, load_service_config, open_service
 from arena.service._collusion import MEMORY_BYTES
 
 from ..report._browser import PHONE, open_chromium, overflow, set_viewport
 from ._archives import MANIFEST, ROOT, file, sample_archive, tar_gz
-from ._server import bearer, running, token, wait_for
+from ._server import Server, bearer, children, command_line, running, token, wait_for
 
 _PROFILES = [("georgian", {"dark": "true"}, True), ("georgian", {"dark": "true"}, False),
              ("classic", {"open": "multiway", "dark": "true"}, False), ("seka36", {}, False), ("svara32", {}, False),
@@ -94,99 +95,178 @@ def _refused_to_others(client: httpx.Client, paths: list[str], author: str) -> N
         assert client.get(path, headers=_cookie(author)).status_code == 403, path
 
 
-@pytest.mark.parametrize(("name", "options", "planted"), _PROFILES,
-                         ids=[f"{name}-{'-'.join(f'{k}={v}' for k, v in options.items()) or 'default'}"
-                              f"{'-planted' if planted else ''}" for name, options, planted in _PROFILES])
-def test_the_organisers_see_the_ladders_and_a_runs_collusion_report_with_the_planted_pair_flagged(
-        tmp_path: Path, name: str, options: dict[str, str], planted: bool) -> None:
-    _accepted(tmp_path / "data", {"soft": ("ann", _planted("friend")), "friend": ("ben", _planted("soft")),
-                                  "threshold": ("carol", sample_archive("threshold")),
-                                  "random": ("dave", sample_archive("random"))})
-    config = tmp_path / "service.yaml"
+class Served:
+    """One `serve` for the module: its ladder on (the service's profile: georgian), and one scheduled run
+    per case of `_PROFILES`, each planned beforehand with its own profile (a run plays the tournament file
+    stored with it), which the server plays on start."""
+
+    def __init__(self, server: Server, client: httpx.Client, organiser: str, author: str,
+                 runs: dict[str, str]) -> None:
+        self.server = server
+        self.client = client
+        self.organiser = organiser
+        self.author = author
+        self.runs = runs
+        """Each case's run, by its id."""
+
+
+def _case(name: str, options: dict[str, str], planted: bool) -> str:
+    return f"{name}-{'-'.join(f'{k}={v}' for k, v in options.items()) or 'default'}{'-planted' if planted else ''}"
+
+
+_CASES = [_case(*case) for case in _PROFILES]
+
+
+def _service_file(path: Path, name: str, options: dict[str, str], *, pots: int, ladder: bool, cup: str) -> Path:
     extra = "".join(f", {key}: {value}" for key, value in options.items())
-    config.write_text(CONFIG % {"profile": name, "pots": _PLANTED_POTS if planted else 24, "options": extra,
-                                "ladder": "false" if planted else "true"})
+    path.write_text((CONFIG % {"profile": name, "pots": pots, "options": extra, "ladder": str(ladder).lower()}
+                     ).replace("name: cup,", f"name: {cup},"))
+    return path
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    folder = tmp_path_factory.mktemp("collusion")
+    _accepted(folder / "data", {"soft": ("ann", _planted("friend")), "friend": ("ben", _planted("soft")),
+                                "threshold": ("carol", sample_archive("threshold")),
+                                "random": ("dave", sample_archive("random"))})
+    runs = {}
+    for number, ((name, options, planted), case) in enumerate(zip(_PROFILES, _CASES, strict=True)):
+        # The run's tournament file as the service of that profile writes it, stored with the run.
+        config = _service_file(folder / f"plan{number}.yaml", name, options, ladder=False, cup=f"cup{number}",
+                               pots=_PLANTED_POTS if planted else 24)
+        service = open_service(load_service_config(config))
+        try:
+            scheduler = Scheduler(service)  # stores the file's schedule
+            run = fire_now(service.store, f"cup{number}")
+            assert run is not None
+            service.store.start_run(run.id, scheduler.definition(run))
+            runs[case] = run.name
+        finally:
+            service.store.close()
+    config = _service_file(folder / "service.yaml", "georgian", {"dark": "true"}, pots=24, ladder=True, cup="cup")
     organiser, ann = token(config, "org", organiser=True), token(config, "ann")
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
-        fired = client.post("/api/schedules/cup/run", headers=bearer(organiser))
-        assert fired.status_code == 201, fired.text
-        run = fired.json()["name"]
+        yield Served(server, client, organiser, ann, runs)
+    assert server.process.returncode == 0, server.output()
 
-        def finished() -> bool:
-            runs = {row["name"]: row["status"] for row in client.get("/api/tournaments").json()["runs"]}
-            assert runs[run] != "failed", client.get("/api/tournaments", headers=bearer(organiser)).text
-            return runs[run] == "finished"
 
-        wait_for("the scheduled run", finished, timeout=240, output=server.output)
-        cup = wait_for("the run's collusion report", lambda: _ready(client, f"/api/collusion/{run}", organiser),
-                       output=server.output)
-        # Four bots, every pair heads-up in a duplicate block: 6 pairs, every test each way; soft and friend
-        # fold their medium and strong hands to each other, and no other pair is flagged.
-        assert cup["state"] == "ready" and cup["scope"] == "tournament" and cup["tournament"] == run
-        assert cup["sessions"] == 12 and cup["pairs"] == 6 and cup["tests_run"] == 12 * len(TESTS)
-        assert _pairs(cup) == {frozenset({"soft", "friend"})} if planted else _pairs(cup) <= {
-            frozenset({"soft", "friend"})}, cup["flagged"]
-        test = (cup["flagged"] or [test for test in cup["tests"] if test["evidence"]])[0]
-        cited = test["evidence"][0]
-        line = cited["event"] + 1  # the history's line: the viewer's steps count records from 1
-        assert cited["viewer"] == f"/sessions/{cited['session']}/viewer?tournament={run}#record-{line}"
-        viewer = client.get(cited["viewer"], headers=bearer(organiser), follow_redirects=True)
-        assert viewer.status_code == 200 and "/replays/full/" in str(viewer.url), viewer.url
-        match = _VIEWER_DATA.search(viewer.text)
-        assert match is not None
-        steps = json.loads(match.group(1))["steps"]
-        # A flagging test cites a decision, the flow tests a pot's result.
-        assert any(step["record"] == line and (step["kind"] == "action") == (test["test"] in FLAGGING)
-                   for step in steps), (test, cited)
+def _finished_report(served: Served, case: str) -> dict[str, Any]:
+    """The case's run played to its end, and its collusion report once made."""
+    client, run = served.client, served.runs[case]
 
-        def cites() -> dict[str, Any] | None:
-            # Once bots have met more than one opponent each, the tests have evidence to cite.
-            document = _ready(client, "/api/collusion", organiser, current=False)
-            return document if document and any(test["evidence"] for test in document["tests"]) else None
+    def finished() -> bool:
+        runs = {row["name"]: row["status"] for row in client.get("/api/tournaments").json()["runs"]}
+        assert runs[run] != "failed", client.get("/api/tournaments", headers=bearer(served.organiser)).text
+        return runs[run] == "finished"
 
-        if planted:  # its ladder is off: nothing played, said so
-            ladder = _ready(client, "/api/collusion", organiser)
-            assert ladder is not None and ladder["state"] == "empty" and ladder["sessions"] == 0
-        else:
-            ladder = wait_for("the ladder's collusion report citing evidence", cites, timeout=240,
-                              output=server.output)
-            assert ladder["state"] == "ready" and ladder["scope"] == "ladder" and ladder["tournament"] is None
-            assert ladder["tests_run"] == 2 * len(TESTS) * ladder["pairs"] > 0
-            ladder_ids = {row["id"] for row in client.get("/api/sessions?limit=500").json()["sessions"]
-                          if row["kind"] == "ladder"}
-            cited_ids = {item["session"] for test in ladder["tests"] for item in test["evidence"]}
-            assert cited_ids and cited_ids <= ladder_ids
-            # No honest pair is flagged on the ladder (the planted pair may or may not be yet: the ladder
-            # chooses who meets whom).
-            assert _pairs(ladder) <= {frozenset({"soft", "friend"})}, ladder["flagged"]
+    wait_for(f"the scheduled run {run}", finished, timeout=480, output=served.server.output)
+    cup: dict[str, Any] = wait_for("the run's collusion report", lambda: _ready(
+        client, f"/api/collusion/{run}", served.organiser), output=served.server.output)
+    return cup
 
-        page = client.get(f"/organiser/collusion/{run}", headers=_cookie(organiser))
-        assert page.status_code == 200 and 'data-state="ready"' in page.text
-        assert f'href="/sessions/{cited["session"]}/viewer?tournament={run}#record-{line}"' in page.text
-        assert "soft play" in page.text and ('class="flagged"' in page.text) == bool(cup["flagged"])
-        _refused_to_others(client, ["/organiser/collusion", f"/organiser/collusion/{run}"], ann)
-        for reader in ({}, _cookie(ann)):  # the public pages never point at it
-            for path in ("/", "/tournaments", f"/tournaments/{run}", "/organiser/collusion"):
-                assert "/organiser/collusion" not in client.get(path, headers=reader).text, (path, reader)
 
-        with open_chromium() as browser:
-            browser.get(f"{server.url}/login")
-            browser.find_element(By.NAME, "token").send_keys(organiser)
-            browser.find_element(By.TAG_NAME, "form").submit()
-            wait_for("signed in", lambda: browser.current_url.endswith("/me"))
-            set_viewport(browser, PHONE)
-            for path in ("/organiser/collusion", f"/organiser/collusion/{run}"):
-                browser.get(server.url + path)
-                assert overflow(browser) == 0, path
+def _cited(cup: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], int]:
+    """The first test with evidence (a flagged one first), the decision it cites first, and its line."""
+    test = (cup["flagged"] or [test for test in cup["tests"] if test["evidence"]])[0]
+    cited = test["evidence"][0]
+    return test, cited, cited["event"] + 1  # the history's line: the viewer's steps count records from 1
+
+
+def _viewer_steps(served: Served, cited: dict[str, Any]) -> list[dict[str, Any]]:
+    viewer = served.client.get(cited["viewer"], headers=bearer(served.organiser), follow_redirects=True)
+    assert viewer.status_code == 200 and "/replays/full/" in str(viewer.url), viewer.url
+    match = _VIEWER_DATA.search(viewer.text)
+    assert match is not None
+    steps: list[dict[str, Any]] = json.loads(match.group(1))["steps"]
+    return steps
+
+
+@pytest.mark.parametrize(("name", "options", "planted"), _PROFILES, ids=_CASES)
+def test_the_organisers_see_a_runs_collusion_report_on_every_profile_with_the_planted_pair_flagged(
+        served: Served, name: str, options: dict[str, str], planted: bool) -> None:
+    run = served.runs[_case(name, options, planted)]
+    client, organiser = served.client, served.organiser
+    cup = _finished_report(served, _case(name, options, planted))
+    # Four bots, every pair heads-up in a duplicate block: 6 pairs, every test each way; soft and friend
+    # fold their medium and strong hands to each other, and no other pair is flagged.
+    assert cup["state"] == "ready" and cup["scope"] == "tournament" and cup["tournament"] == run
+    assert cup["sessions"] == 12 and cup["pairs"] == 6 and cup["tests_run"] == 12 * len(TESTS)
+    assert _pairs(cup) == {frozenset({"soft", "friend"})} if planted else _pairs(cup) <= {
+        frozenset({"soft", "friend"})}, cup["flagged"]
+    test, cited, line = _cited(cup)
+    assert cited["viewer"] == f"/sessions/{cited['session']}/viewer?tournament={run}#record-{line}"
+    steps = _viewer_steps(served, cited)
+    # A flagging test cites a decision, the flow tests a pot's result.
+    assert any(step["record"] == line and (step["kind"] == "action") == (test["test"] in FLAGGING)
+               for step in steps), (test, cited)
+    # Played on its own profile (the service's is georgian with its dark option).
+    history = client.get(f"/api/sessions/{cited['session']}/history?tournament={run}", headers=bearer(organiser))
+    assert history.status_code == 200, history.text
+    start = json.loads(history.text.splitlines()[0])
+    assert start["profile"] == name and all(start["options"][key] == value for key, value in options.items())
+
+    page = client.get(f"/organiser/collusion/{run}", headers=_cookie(organiser))
+    assert page.status_code == 200 and 'data-state="ready"' in page.text
+    assert f'href="/sessions/{cited["session"]}/viewer?tournament={run}#record-{line}"' in page.text
+    assert "soft play" in page.text and ('class="flagged"' in page.text) == bool(cup["flagged"])
+    _refused_to_others(client, [f"/organiser/collusion/{run}"], served.author)
+    for reader in ({}, _cookie(served.author)):  # the public pages never point at it
+        for path in ("/tournaments", f"/tournaments/{run}"):
+            assert "/organiser/collusion" not in client.get(path, headers=reader).text, (path, reader)
+
+
+def test_the_organisers_see_the_ladders_collusion_report_citing_its_sessions(served: Served) -> None:
+    client, organiser = served.client, served.organiser
+
+    def cites() -> dict[str, Any] | None:
+        # Once bots have met more than one opponent each, the tests have evidence to cite.
+        document = _ready(client, "/api/collusion", organiser, current=False)
+        return document if document and any(test["evidence"] for test in document["tests"]) else None
+
+    ladder = wait_for("the ladder's collusion report citing evidence", cites, timeout=240,
+                      output=served.server.output)
+    assert ladder["state"] == "ready" and ladder["scope"] == "ladder" and ladder["tournament"] is None
+    assert ladder["tests_run"] == 2 * len(TESTS) * ladder["pairs"] > 0
+    ladder_ids = {row["id"] for row in client.get("/api/sessions?limit=500").json()["sessions"]
+                  if row["kind"] == "ladder"}
+    cited_ids = {item["session"] for test in ladder["tests"] for item in test["evidence"]}
+    assert cited_ids and cited_ids <= ladder_ids
+    # No honest pair is flagged on the ladder (the planted one may or may not be yet: the ladder
+    # chooses who meets whom).
+    assert _pairs(ladder) <= {frozenset({"soft", "friend"})}, ladder["flagged"]
+    page = client.get("/organiser/collusion", headers=_cookie(organiser))
+    assert page.status_code == 200 and 'data-state="ready"' in page.text
+    _refused_to_others(client, ["/organiser/collusion"], served.author)
+    for reader in ({}, _cookie(served.author)):  # the public pages never point at it
+        for path in ("/", "/tournaments", "/organiser/collusion"):
+            assert "/organiser/collusion" not in client.get(path, headers=reader).text, (path, reader)
+
+
+def test_the_reports_fit_a_phone_and_open_the_viewer_at_the_decision_cited(served: Served) -> None:
+    reports = {case: _finished_report(served, case) for case in _CASES}
+    with open_chromium() as browser:
+        browser.get(f"{served.server.url}/login")
+        browser.find_element(By.NAME, "token").send_keys(served.organiser)
+        browser.find_element(By.TAG_NAME, "form").submit()
+        wait_for("signed in", lambda: browser.current_url.endswith("/me"))
+        set_viewport(browser, PHONE)
+        browser.get(served.server.url + "/organiser/collusion")
+        assert overflow(browser) == 0
+        for case, cup in reports.items():
+            run = served.runs[case]
+            browser.get(f"{served.server.url}/organiser/collusion/{run}")
+            assert overflow(browser) == 0, run
+            _, cited, line = _cited(cup)
+            steps = _viewer_steps(served, cited)
             table = "#flags" if cup["flagged"] else "#pairs"  # where the cited decision is listed first
             browser.find_element(By.CSS_SELECTOR, f"{table} details summary").click()
             browser.find_element(By.CSS_SELECTOR, f"{table} ul.evidence a").click()
             wait_for("the viewer", lambda: "/replays/full/" in browser.current_url)
             wanted = next(i for i, step in enumerate(steps) if step["record"] == line) + 1
-            shown = wait_for("the decision's step", lambda: browser.execute_script(
+            shown = wait_for("the decision's step", lambda wanted=wanted: browser.execute_script(
                 "return document.getElementById('step-number').value") == str(wanted) or None, timeout=10)
-            assert shown and browser.current_url.endswith(f"#record-{line}")
-    assert server.process.returncode == 0, server.output()
+            assert shown and browser.current_url.endswith(f"#record-{line}"), run
 
 
 def test_nothing_played_reads_as_an_empty_report_and_names_no_run_are_refused(tmp_path: Path) -> None:
@@ -229,3 +309,61 @@ def test_the_report_worker_runs_under_its_memory_cap_and_answers_a_bad_request_w
     finally:
         worker.stdin.close()
         assert worker.wait(timeout=30) == 0
+
+
+def _workers(server: Server) -> list[int]:
+    return [pid for pid in children(server.process.pid) if "_collusion_worker" in command_line(pid)]
+
+
+def test_a_report_is_read_from_the_data_folder_after_a_restart_and_made_again_when_stale_or_damaged(
+        tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    _accepted(data, {"threshold": ("carol", sample_archive("threshold")), "random": ("dave", sample_archive("random"))})
+    config = _service_file(tmp_path / "service.yaml", "georgian", {}, pots=1, ladder=False, cup="cup")
+    organiser = token(config, "org", organiser=True)
+    with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
+        made = {}
+        for _ in range(2):  # two runs of one duplicate block each: one to damage, one to change
+            fired = wait_for("a run fired", lambda: (answer := client.post(
+                "/api/schedules/cup/run", headers=bearer(organiser))).status_code == 201 and answer.json()["name"])
+            made[fired] = wait_for("its report", lambda run=fired: _ready(client, f"/api/collusion/{run}", organiser)
+                                   if client.get("/api/tournaments").json()["runs"][0]["status"] == "finished"
+                                   else None, output=server.output)
+        assert _workers(server)  # made by the worker
+    damaged, changed = made
+    assert all(document["state"] == "ready" and document["sessions"] == 2 for document in made.values()), made
+    saved = sorted((data / "collusion").glob("*.json"))
+    assert len(saved) == 2 and all(path.stat().st_mode & 0o777 == 0o600 for path in saved)
+
+    with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
+        for run, document in made.items():  # at once, as made, current, and no worker started
+            assert client.get(f"/api/collusion/{run}", headers=bearer(organiser)).json() == document
+            page = client.get(f"/organiser/collusion/{run}", headers=_cookie(organiser))
+            assert 'data-state="ready"' in page.text and "being made" not in page.text
+        assert not _workers(server), server.output()
+
+    # A half-written file (a crash) is never shown; a run whose histories changed (one gone) shows its last
+    # report as not current until the new one is made, which says what it found.
+    path = next(path for path in saved if f'"scope":"{damaged}"' in path.read_text())
+    path.write_bytes(path.read_bytes()[:path.stat().st_size // 2])
+    histories = data / "tournaments" / changed / "results" / changed / "histories"
+    gone = next(histories.glob("*.jsonl"))
+    gone.rename(tmp_path / "moved.jsonl")
+    with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
+        first = client.get(f"/api/collusion/{damaged}", headers=bearer(organiser)).json()
+        assert first["state"] == "being made" and first["made_at"] is None, first
+        stale = client.get(f"/api/collusion/{changed}", headers=bearer(organiser)).json()
+        assert {**stale, "current": True} == made[changed] and not stale["current"], stale
+        again = wait_for("the damaged one made again", lambda: _ready(client, f"/api/collusion/{damaged}", organiser),
+                         output=server.output)
+        assert again["sessions"] == 2 and again["tests"] == made[damaged]["tests"]
+        fresh = wait_for("the changed one made again", lambda: _ready(client, f"/api/collusion/{changed}", organiser),
+                         output=server.output)
+        assert fresh["state"] == "failed" and gone.stem in fresh["problem"], fresh
+        (tmp_path / "moved.jsonl").rename(gone)  # back: the same source as the saved report's, made again
+        back = wait_for("the changed one made again", lambda: _ready(client, f"/api/collusion/{changed}", organiser),
+                        output=server.output)
+        assert back["state"] == "ready" and back["sessions"] == 2 and back["tests"] == made[changed]["tests"]
+        assert _workers(server)
+    assert "the saved collusion report of" in server.output() and "checksum does not match" in server.output()
+    assert server.process.returncode == 0, server.output()
