@@ -1,49 +1,35 @@
-"""The organisers' collusion reports on a real `seka-arena serve`: the ladder's and a scheduled run's, on
+"""The organisers' collusion reports on one real `seka-arena serve`: the ladder's, and a scheduled run's on
 every profile, with a planted soft-playing pair among honest sample bots; organisers only; the evidence
-opens the replay viewer at the decision cited; a store with nothing played says so."""
+opens the replay viewer at the decision cited (test_collusion_reports.py: the tests needing a serve of
+their own)."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from selenium.webdriver.common.by import By
 
-from arena.engine import profile
 from arena.integrity import FLAGGING, TESTS
-from arena.isolation import Isolation
-from arena.service import Author, Scheduler, ServiceConfig, fire_now, load_service_config, open_service
-from arena.service._collusion import MEMORY_BYTES
+from arena.service import Scheduler, fire_now, load_service_config, open_service
 
 from ..report._browser import PHONE, open_chromium, overflow, set_viewport
 from ._archives import MANIFEST, ROOT, file, sample_archive, tar_gz
-from ._server import Server, bearer, children, command_line, running, token, wait_for
+from ._collusion import accepted, cookie, ready, refused_to_others, service_file
+from ._server import Server, bearer, running, token, wait_for
 
 _PROFILES = [("georgian", {"dark": "true"}, True), ("georgian", {"dark": "true"}, False),
              ("classic", {"open": "multiway", "dark": "true"}, False), ("seka36", {}, False), ("svara32", {}, False),
              ("seka21", {}, False)]
 _PLANTED_POTS = 200
-"""Pots a session on the profile where the planted pair must be flagged (georgian): over a run's 12
-sessions, soft play's z was 3.2 to 4.7 at 80 pots (Holm's bar for 12 tests at 0.01 is about 3.2), so
-about 1.6 times that at 200; with its ladder off (its 200-pot sessions would double the test's time), so
-the ladder's report there is the empty one. Every profile's other case plays 24 pots a session, ladder on:
-no honest pair may be flagged (the planted one may)."""
-CONFIG = """\
-data: data
-isolation: none
-profile: %(profile)s
-table: {pots: %(pots)d%(options)s}
-ladder: {enabled: %(ladder)s, placement_blocks: 1, random_share: 0.0}
-tournaments:
-  - {name: cup, cron: "0 2 * * *", table_size: 2}
-"""
+"""Pots a session of the run where the planted pair must be flagged (georgian): over a run's 12 sessions,
+soft play's z was 3.2 to 4.7 at 80 pots (Holm's bar for 12 tests at 0.01 is about 3.2), so about 1.6
+times that at 200. Every other run, and the ladder, plays 24 pots a session: no honest pair may be flagged
+(the planted one may)."""
 # The integrity tests' soft bot as a submission: the sample threshold bot beside it, and its partner
 # named as a tournament names it (`friend`) or as the ladder does (`friend.v1`).
 _SOFT = (ROOT / "tests" / "integrity" / "soft_bot.py").read_text()
@@ -59,40 +45,9 @@ def _planted(partner: str) -> bytes:
                    file("threshold_bot.py", (ROOT / "sample_bots" / "threshold_bot.py").read_bytes())])
 
 
-def _accepted(data: Path, bots: dict[str, tuple[str, bytes]]) -> None:
-    # Accepted beforehand (the check is not under test), each of its own author.
-    service = open_service(ServiceConfig(data=data, isolation=Isolation.NONE, rules=profile("georgian")))
-    for name, (author, archive) in bots.items():
-        version = service.registry.submit(Author(author, organiser=False), name, archive)
-        service.store.finish_check(version.id, accepted=True, report="not checked: a collusion page test", stderr="")
-    service.store.close()
-
-
-def _cookie(value: str) -> dict[str, str]:
-    return {"Cookie": f"seka_token={value}"}
-
-
-def _ready(client: httpx.Client, path: str, organiser: str, *, current: bool = True) -> dict[str, Any] | None:
-    """The report once made (and, when `current`, as of its source's state now: the ladder's goes on)."""
-    answer = client.get(path, headers=bearer(organiser))
-    assert answer.status_code == 200, answer.text
-    document: dict[str, Any] = answer.json()
-    return document if document["state"] != "being made" and (document["current"] or not current) else None
-
-
 def _pairs(document: dict[str, Any]) -> set[frozenset[str]]:
     return {frozenset((test["giver"].split(".v")[0], test["receiver"].split(".v")[0]))
             for test in document["flagged"]}
-
-
-def _refused_to_others(client: httpx.Client, paths: list[str], author: str) -> None:
-    for path in paths:
-        api = path.replace("/organiser/collusion", "/api/collusion")
-        assert client.get(api).status_code == 401, api
-        assert client.get(api, headers=bearer(author)).status_code == 403, api
-        visitor = client.get(path)
-        assert visitor.status_code == 303 and visitor.headers["location"] == "/login", path
-        assert client.get(path, headers=_cookie(author)).status_code == 403, path
 
 
 class Served:
@@ -117,23 +72,16 @@ def _case(name: str, options: dict[str, str], planted: bool) -> str:
 _CASES = [_case(*case) for case in _PROFILES]
 
 
-def _service_file(path: Path, name: str, options: dict[str, str], *, pots: int, ladder: bool, cup: str) -> Path:
-    extra = "".join(f", {key}: {value}" for key, value in options.items())
-    path.write_text((CONFIG % {"profile": name, "pots": pots, "options": extra, "ladder": str(ladder).lower()}
-                     ).replace("name: cup,", f"name: {cup},"))
-    return path
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     folder = tmp_path_factory.mktemp("collusion")
-    _accepted(folder / "data", {"soft": ("ann", _planted("friend")), "friend": ("ben", _planted("soft")),
+    accepted(folder / "data", {"soft": ("ann", _planted("friend")), "friend": ("ben", _planted("soft")),
                                 "threshold": ("carol", sample_archive("threshold")),
                                 "random": ("dave", sample_archive("random"))})
     runs = {}
     for number, ((name, options, planted), case) in enumerate(zip(_PROFILES, _CASES, strict=True)):
         # The run's tournament file as the service of that profile writes it, stored with the run.
-        config = _service_file(folder / f"plan{number}.yaml", name, options, ladder=False, cup=f"cup{number}",
+        config = service_file(folder / f"plan{number}.yaml", name, options, ladder=False, cup=f"cup{number}",
                                pots=_PLANTED_POTS if planted else 24)
         service = open_service(load_service_config(config))
         try:
@@ -144,7 +92,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             runs[case] = run.name
         finally:
             service.store.close()
-    config = _service_file(folder / "service.yaml", "georgian", {"dark": "true"}, pots=24, ladder=True, cup="cup")
+    config = service_file(folder / "service.yaml", "georgian", {"dark": "true"}, pots=24, ladder=True, cup="cup")
     organiser, ann = token(config, "org", organiser=True), token(config, "ann")
     with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
         yield Served(server, client, organiser, ann, runs)
@@ -161,7 +109,7 @@ def _finished_report(served: Served, case: str) -> dict[str, Any]:
         return runs[run] == "finished"
 
     wait_for(f"the scheduled run {run}", finished, timeout=480, output=served.server.output)
-    cup: dict[str, Any] = wait_for("the run's collusion report", lambda: _ready(
+    cup: dict[str, Any] = wait_for("the run's collusion report", lambda: ready(
         client, f"/api/collusion/{run}", served.organiser), output=served.server.output)
     return cup
 
@@ -206,12 +154,12 @@ def test_the_organisers_see_a_runs_collusion_report_on_every_profile_with_the_pl
     start = json.loads(history.text.splitlines()[0])
     assert start["profile"] == name and all(start["options"][key] == value for key, value in options.items())
 
-    page = client.get(f"/organiser/collusion/{run}", headers=_cookie(organiser))
+    page = client.get(f"/organiser/collusion/{run}", headers=cookie(organiser))
     assert page.status_code == 200 and 'data-state="ready"' in page.text
     assert f'href="/sessions/{cited["session"]}/viewer?tournament={run}#record-{line}"' in page.text
     assert "soft play" in page.text and ('class="flagged"' in page.text) == bool(cup["flagged"])
-    _refused_to_others(client, [f"/organiser/collusion/{run}"], served.author)
-    for reader in ({}, _cookie(served.author)):  # the public pages never point at it
+    refused_to_others(client, [f"/organiser/collusion/{run}"], served.author)
+    for reader in ({}, cookie(served.author)):  # the public pages never point at it
         for path in ("/tournaments", f"/tournaments/{run}"):
             assert "/organiser/collusion" not in client.get(path, headers=reader).text, (path, reader)
 
@@ -221,7 +169,7 @@ def test_the_organisers_see_the_ladders_collusion_report_citing_its_sessions(ser
 
     def cites() -> dict[str, Any] | None:
         # Once bots have met more than one opponent each, the tests have evidence to cite.
-        document = _ready(client, "/api/collusion", organiser, current=False)
+        document = ready(client, "/api/collusion", organiser, current=False)
         return document if document and any(test["evidence"] for test in document["tests"]) else None
 
     ladder = wait_for("the ladder's collusion report citing evidence", cites, timeout=240,
@@ -235,10 +183,10 @@ def test_the_organisers_see_the_ladders_collusion_report_citing_its_sessions(ser
     # No honest pair is flagged on the ladder (the planted one may or may not be yet: the ladder
     # chooses who meets whom).
     assert _pairs(ladder) <= {frozenset({"soft", "friend"})}, ladder["flagged"]
-    page = client.get("/organiser/collusion", headers=_cookie(organiser))
+    page = client.get("/organiser/collusion", headers=cookie(organiser))
     assert page.status_code == 200 and 'data-state="ready"' in page.text
-    _refused_to_others(client, ["/organiser/collusion"], served.author)
-    for reader in ({}, _cookie(served.author)):  # the public pages never point at it
+    refused_to_others(client, ["/organiser/collusion"], served.author)
+    for reader in ({}, cookie(served.author)):  # the public pages never point at it
         for path in ("/", "/tournaments", "/organiser/collusion"):
             assert "/organiser/collusion" not in client.get(path, headers=reader).text, (path, reader)
 
@@ -269,101 +217,3 @@ def test_the_reports_fit_a_phone_and_open_the_viewer_at_the_decision_cited(serve
             assert shown and browser.current_url.endswith(f"#record-{line}"), run
 
 
-def test_nothing_played_reads_as_an_empty_report_and_names_no_run_are_refused(tmp_path: Path) -> None:
-    _accepted(tmp_path / "data", {"random": ("dave", sample_archive("random"))})  # one author: no ladder table
-    config = tmp_path / "service.yaml"
-    config.write_text(CONFIG % {"profile": "georgian", "pots": 1, "options": "", "ladder": "true"})
-    organiser, dave = token(config, "org", organiser=True), token(config, "dave")
-    with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
-        document = client.get("/api/collusion", headers=bearer(organiser)).json()
-        assert document["state"] == "empty" and document["current"] and document["sessions"] == 0
-        page = client.get("/organiser/collusion", headers=_cookie(organiser))
-        assert page.status_code == 200 and "No finished ladder session yet" in page.text
-        for hostile in ("nosuchrun", "%2e%2e%2f%2e%2e%2fservice.sqlite", "x" * 5000, "a%00b", "%C3%A9t%C3%A9"):
-            for path in (f"/api/collusion/{hostile}", f"/organiser/collusion/{hostile}"):
-                answer = client.get(path, headers=bearer(organiser) if "/api/" in path else _cookie(organiser))
-                assert answer.status_code == 404, (path, answer.status_code)
-                assert "Traceback" not in answer.text
-        _refused_to_others(client, ["/organiser/collusion"], dave)
-    assert server.process.returncode == 0, server.output()
-
-
-def test_the_report_worker_runs_under_its_memory_cap_and_answers_a_bad_request_with_a_problem(tmp_path: Path) -> None:
-    _accepted(tmp_path / "data", {"random": ("dave", sample_archive("random"))})
-    worker = subprocess.Popen([sys.executable, "-m", "arena.service._collusion_worker",
-                               str(tmp_path / "data" / "service.sqlite")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert worker.stdin is not None and worker.stdout is not None
-    try:
-        for request in ({"ladder": str(tmp_path / "data" / "ladder")}, {"results": str(tmp_path / "missing")}):
-            worker.stdin.write(json.dumps(request) + "\n")
-            worker.stdin.flush()
-            answer = json.loads(worker.stdout.readline())
-            if "ladder" in request:
-                assert answer == {"sessions": 0, "report": None, "left_out": []}
-            else:
-                assert set(answer) == {"problem"} and "missing" in answer["problem"], answer
-        limits = Path(f"/proc/{worker.pid}/limits").read_text().splitlines()
-        address_space = next(line for line in limits if line.startswith("Max address space")).split()
-        assert int(address_space[3]) == MEMORY_BYTES  # the soft limit: a larger report fails, the service goes on
-    finally:
-        worker.stdin.close()
-        assert worker.wait(timeout=30) == 0
-
-
-def _workers(server: Server) -> list[int]:
-    return [pid for pid in children(server.process.pid) if "_collusion_worker" in command_line(pid)]
-
-
-def test_a_report_is_read_from_the_data_folder_after_a_restart_and_made_again_when_stale_or_damaged(
-        tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    _accepted(data, {"threshold": ("carol", sample_archive("threshold")), "random": ("dave", sample_archive("random"))})
-    config = _service_file(tmp_path / "service.yaml", "georgian", {}, pots=1, ladder=False, cup="cup")
-    organiser = token(config, "org", organiser=True)
-    with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
-        made = {}
-        for _ in range(2):  # two runs of one duplicate block each: one to damage, one to change
-            fired = wait_for("a run fired", lambda: (answer := client.post(
-                "/api/schedules/cup/run", headers=bearer(organiser))).status_code == 201 and answer.json()["name"])
-            made[fired] = wait_for("its report", lambda run=fired: _ready(client, f"/api/collusion/{run}", organiser)
-                                   if client.get("/api/tournaments").json()["runs"][0]["status"] == "finished"
-                                   else None, output=server.output)
-        assert _workers(server)  # made by the worker
-    damaged, changed = made
-    assert all(document["state"] == "ready" and document["sessions"] == 2 for document in made.values()), made
-    saved = sorted((data / "collusion").glob("*.json"))
-    assert len(saved) == 2 and all(path.stat().st_mode & 0o777 == 0o600 for path in saved)
-
-    with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
-        for run, document in made.items():  # at once, as made, current, and no worker started
-            assert client.get(f"/api/collusion/{run}", headers=bearer(organiser)).json() == document
-            page = client.get(f"/organiser/collusion/{run}", headers=_cookie(organiser))
-            assert 'data-state="ready"' in page.text and "being made" not in page.text
-        assert not _workers(server), server.output()
-
-    # A half-written file (a crash) is never shown; a run whose histories changed (one gone) shows its last
-    # report as not current until the new one is made, which says what it found.
-    path = next(path for path in saved if f'"scope":"{damaged}"' in path.read_text())
-    path.write_bytes(path.read_bytes()[:path.stat().st_size // 2])
-    histories = data / "tournaments" / changed / "results" / changed / "histories"
-    gone = next(histories.glob("*.jsonl"))
-    gone.rename(tmp_path / "moved.jsonl")
-    with running(config) as server, httpx.Client(base_url=server.url, timeout=60.0) as client:
-        first = client.get(f"/api/collusion/{damaged}", headers=bearer(organiser)).json()
-        assert first["state"] == "being made" and first["made_at"] is None, first
-        stale = client.get(f"/api/collusion/{changed}", headers=bearer(organiser)).json()
-        assert {**stale, "current": True} == made[changed] and not stale["current"], stale
-        again = wait_for("the damaged one made again", lambda: _ready(client, f"/api/collusion/{damaged}", organiser),
-                         output=server.output)
-        assert again["sessions"] == 2 and again["tests"] == made[damaged]["tests"]
-        fresh = wait_for("the changed one made again", lambda: _ready(client, f"/api/collusion/{changed}", organiser),
-                         output=server.output)
-        assert fresh["state"] == "failed" and gone.stem in fresh["problem"], fresh
-        (tmp_path / "moved.jsonl").rename(gone)  # back: the same source as the saved report's, made again
-        back = wait_for("the changed one made again", lambda: _ready(client, f"/api/collusion/{changed}", organiser),
-                        output=server.output)
-        assert back["state"] == "ready" and back["sessions"] == 2 and back["tests"] == made[changed]["tests"]
-        assert _workers(server)
-    assert "the saved collusion report of" in server.output() and "checksum does not match" in server.output()
-    assert server.process.returncode == 0, server.output()
