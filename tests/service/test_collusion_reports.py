@@ -1,18 +1,21 @@
 """The collusion reports' worker and saved reports, each on a `seka-arena serve` (or worker) of its own:
 a store with nothing played says so; the worker's memory cap; a report read back after a restart without
-the worker, and made again when its source changed or its file is damaged. Apart from
+the worker, and made again when its source changed or its file is damaged (or is not one: the saved
+reports' checks). Apart from
 test_collusion_page.py, whose shared serve plays its ladder all along."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
-from arena.service._collusion import MEMORY_BYTES
+from arena.service._collusion import MEMORY_BYTES, Analysis, SavedReports
 
 from ._archives import sample_archive
 from ._collusion import accepted, cookie, ready, refused_to_others, service_file
@@ -116,3 +119,39 @@ def test_a_report_is_read_from_the_data_folder_after_a_restart_and_made_again_wh
         assert _workers(server)
     assert "the saved collusion report of" in server.output() and "checksum does not match" in server.output()
     assert server.process.returncode == 0, server.output()
+
+
+def test_a_saved_report_that_does_not_hold_is_ignored_and_said(tmp_path: Path, caplog: pytest.LogCaptureFixture
+                                                                ) -> None:
+    saved = SavedReports(tmp_path / "collusion")
+    analysis = Analysis("run 1 finished 2 345", "2026-12-05T00:00:00+00:00", 2,
+                        {"alpha": 0.01, "pairs": 1, "tests_run": 6, "flagged": [], "tests": []},
+                        (("s1", "it does not replay"),))
+    saved.save("cup-1", analysis)
+    assert saved.load("cup-1") == analysis and saved.load("cup-2") is None  # none saved: nothing said
+    assert not caplog.records
+    good = saved.path("cup-1").read_bytes()
+    header, body = good.split(b"\n", 1)
+
+    def signed(document: object) -> bytes:
+        text = json.dumps(document).encode()
+        return json.dumps({"format": "seka-arena collusion report 1",
+                           "sha256": hashlib.sha256(text).hexdigest()}).encode() + b"\n" + text
+
+    fields = json.loads(body)
+    for bad, said in ((b"", "Expecting value"), (b"not json\n{}", "Expecting value"),
+                      (b'{"a": 1}\n{}', "not a saved report"), (header + b"\n" + body[:-1], "checksum"),
+                      (signed({**fields, "scope": "cup-2"}), "not the report of 'cup-1'"),
+                      (signed({**fields, "sessions": "2"}), "not of its kind"),
+                      (signed({**fields, "left_out": [["s1"]]}), "not of its kind"),
+                      (signed([fields]), "not the report of")):
+        saved.path("cup-1").write_bytes(bad)
+        caplog.clear()
+        assert saved.load("cup-1") is None, bad
+        assert [record.levelname for record in caplog.records] == ["WARNING"] and said in caplog.text, caplog.text
+    with saved.path("cup-1").open("wb") as file:  # too large to read: not read whole
+        file.truncate(81 << 20)
+    caplog.clear()
+    assert saved.load("cup-1") is None and "over 80 MiB" in caplog.text
+    saved.save("cup-1", analysis)  # the next report replaces it
+    assert saved.path("cup-1").read_bytes() == good
