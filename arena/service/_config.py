@@ -101,8 +101,9 @@ class LadderConfig:
     """Duplicate blocks a new version plays before the adaptive choice takes over."""
     random_share: float = 0.2
     """Share of tables drawn uniformly at random, so that every bot stays connected."""
-    concurrency: int = 1
-    """Blocks played at the same time."""
+    concurrency: int | None = None
+    """Blocks played at the same time; None: one in the ladder's process, or on a cluster as many as its
+    workers have threads when the ladder connects (`SessionPlayer.blocks_in_flight`)."""
     retry_seconds: float = 30.0
     """Wait before a block whose play raised (not a bot's fault) is tried again, doubled at each
     further failure in a row up to 16 times this."""

@@ -393,8 +393,8 @@ class Ladder:
         return period_secret(self.service.store, self.config.secret_days, at)
 
     async def run(self) -> None:
-        """Play blocks, `concurrency` at a time, until cancelled, or until the service is stopping and the
-        sessions in flight are stored (the rest of their blocks is played first on the next start)."""
+        """Play blocks, `SessionPlayer.blocks_in_flight` at a time, until cancelled, or until the service is
+        stopping and the sessions in flight are stored (the rest of their blocks is played first on the next start)."""
         self.secret(self.service.store.clock())  # the current and next periods' commitments, published now
         # A stopped ladder's sessions in play are not in play any more (a replayed one starts its file afresh).
         await trio.to_thread.run_sync(lambda: shutil.rmtree(ladder_live_folder(self.folder), ignore_errors=True))
@@ -402,7 +402,7 @@ class Ladder:
             if self.announce is not None and self.player.executor is not None:
                 self.announce(f"seka-arena serve: ladder: sessions played {self.player.describe()}")
             async with trio.open_nursery() as nursery:
-                for _ in range(self.config.concurrency):
+                for _ in range(self.player.blocks_in_flight()):
                     nursery.start_soon(self._worker)
 
     async def _worker(self) -> None:

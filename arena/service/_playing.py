@@ -47,6 +47,17 @@ class SessionPlayer:
         if self.executor is not None:
             await self.executor.__aexit__(kind, error, traceback)
 
+    def blocks_in_flight(self) -> int:
+        """Blocks the ladder plays at once: `ladder.concurrency`, else one here, or on a cluster one per thread of
+        its workers (counted as the ladder connects: a cluster that grows later is used once serve restarts).
+
+        A cluster is there to play sessions side by side: one block at a time (the default here, where the
+        bots share this machine with the web) would leave all its workers but one idle.
+        """
+        if (concurrency := self.service.config.ladder.concurrency) is not None:
+            return concurrency
+        return 1 if self.executor is None else self.executor.limit
+
     def describe(self) -> str:
         """Where sessions are played, for the service's output."""
         return "in the ladder's process" if self.executor is None else self.executor.describe()

@@ -207,7 +207,7 @@ async def test_every_profile_plays_its_ladder_on_the_cluster_and_every_history_v
     # to the single writer), in this process, on the shared cluster; real bots, sandboxed on the workers.
     config = ServiceConfig(data=tmp_path / "data", isolation=Isolation.SANDBOX,
                            rules=profile(rules_profile, options).with_table(pots_per_session=2),
-                           ladder=LadderConfig(placement_blocks=1, random_share=0.0, concurrency=2),
+                           ladder=LadderConfig(placement_blocks=1, random_share=0.0),  # concurrency: the cluster's
                            cluster=shared_cluster.address, cluster_certificates=shared_cluster.certificates)
     service = open_service(config)
     for name in ("call", "threshold"):
@@ -225,9 +225,12 @@ async def test_every_profile_plays_its_ladder_on_the_cluster_and_every_history_v
         published = {secret.start: secret for secret in ladder_secrets(service.store, config.ladder.secret_days)}
         secrets = service.store.settings_under("ladder_secret:")
         tables = {session.block: service.store.ladder_sessions(block=session.block)[0].seating for session in sessions}
+        blocks = {session.block for session in service.store.ladder_sessions()}
     finally:
         service.store.close()
     assert len(sessions) >= 2
+    # With no `ladder.concurrency`, a block in flight per thread of the cluster's workers (2 x 2), not one.
+    assert len(blocks) >= 4, blocks
     for session in sessions:
         assert session.faults == (0, 0) and session.attempts == 1, session
         # The period's secret hashes to the commitment published before it dealt, and derives the session's seed.
