@@ -172,7 +172,7 @@ def test_the_organisers_see_the_ladders_collusion_report_citing_its_sessions(ser
         document = ready(client, "/api/collusion", organiser, current=False)
         return document if document and any(test["evidence"] for test in document["tests"]) else None
 
-    ladder = wait_for("the ladder's collusion report citing evidence", cites, timeout=240,
+    ladder = wait_for("the ladder's collusion report citing evidence", cites, timeout=480,
                       output=served.server.output)
     assert ladder["state"] == "ready" and ladder["scope"] == "ladder" and ladder["tournament"] is None
     assert ladder["tests_run"] == 2 * len(TESTS) * ladder["pairs"] > 0
