@@ -85,6 +85,14 @@ def _workers(ladder: int) -> list[int]:
     return [pid for pid in children(ladder) if "multiprocessing.spawn" in command_line(pid)]
 
 
+def _own_group(pid: int) -> bool:
+    """Whether `pid` leads a process group of its own (a started worker: `QuietWorker`), or is gone."""
+    try:
+        return os.getpgid(pid) == pid
+    except ProcessLookupError:
+        return True
+
+
 def _ladder_rows(database: Path) -> list[dict[str, Any]]:
     with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5) as connection:
         connection.row_factory = sqlite3.Row
@@ -110,25 +118,6 @@ def _consistent(data: Path) -> list[dict[str, Any]]:
         else:
             assert row["status"] == "planned" and not history.exists(), row
     return rows
-
-
-def test_the_ladder_plays_on_the_services_cluster_and_the_service_alone_writes(tmp_path: Path) -> None:
-    # Georgian here; every other profile plays its ladder on a cluster below (the profile matrix).
-    data = tmp_path / "data"
-    config = served(tmp_path, CONFIG, "georgian", {name: sample_archive(name) for name in ("call", "threshold")})
-    with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
-        ladder = _ladder_process(server.process.pid)
-        wait_for("sessions played", lambda: client.get("/api/ladder").json()["finished_sessions"] >= 4,
-                 output=server.output)
-        # The bots ran under the cluster's worker processes, never beside the ladder (as without a cluster).
-        assert len(_workers(ladder)) == 2 and all("multiprocessing" in command_line(pid) for pid in children(ladder))
-    output = server.output()
-    assert "sessions played on a local Dask cluster of 2 worker processes" in output, output
-    assert server.process.returncode == 0 and "Traceback" not in output, output
-    rows = [row for row in _consistent(data) if row["status"] == "finished"]
-    assert len(rows) >= 4
-    # The workers sent the bots' logs back; the service wrote them where the ladder keeps them.
-    assert all(sorted(path.name for path in (data / "ladder" / "logs" / row["id"]).iterdir()) for row in rows)
 
 
 def test_a_challenge_and_a_scheduled_tournament_play_on_a_tls_cluster(tmp_path: Path,
@@ -167,7 +156,8 @@ def test_a_challenge_and_a_scheduled_tournament_play_on_a_tls_cluster(tmp_path: 
     assert telemetry and all(worker.startswith("tls://127.0.0.1:") for worker in workers), workers
 
 
-def test_a_worker_killed_in_a_ladder_block_loses_nothing_and_the_ladder_goes_on(tmp_path: Path) -> None:
+def test_the_ladder_plays_on_serves_own_cluster_and_a_worker_killed_in_a_block_loses_nothing(tmp_path: Path) -> None:
+    # Georgian here; every other profile plays its ladder on a cluster below (the profile matrix).
     data = tmp_path / "data"
     config = served(tmp_path, CONFIG.replace("{pots: 1}", "{pots: 2}"), "georgian",
                     {"call": sample_archive("call"), "slow": slow_archive(0.05)})
@@ -178,19 +168,28 @@ def test_a_worker_killed_in_a_ladder_block_loses_nothing_and_the_ladder_goes_on(
         # A worker with bots running is in the middle of a ladder session.
         busy = wait_for("a worker in a session", lambda: [pid for pid in _workers(ladder) if children(pid)],
                         every=0.02, output=server.output)
+        # The bots run under the cluster's worker processes, never beside the ladder (as without a cluster).
+        assert len(_workers(ladder)) == 2 and all("multiprocessing" in command_line(pid) for pid in children(ladder))
         os.kill(busy[0], signal.SIGKILL)
         at_kill = _finished(database)
         wait_for("the ladder going on", lambda: _finished(database) >= at_kill + 2, output=server.output)
         assert busy[0] not in _workers(ladder) and len(_workers(ladder)) == 2  # its nanny started another
+        # ... which leaves serve's process group once started (until then a Ctrl-C kills it with a traceback).
+        wait_for("the new worker started", lambda: all(_own_group(pid) for pid in _workers(ladder)),
+                 output=server.output)
         # Ctrl-C in serve's terminal reaches its whole group: the sessions in flight on the workers finish.
         in_flight = wait_for("a session in flight", lambda: {row["id"] for row in _ladder_rows(database)
                                                              if row["status"] == "running"}, every=0.05)
         os.killpg(server.process.pid, signal.SIGINT)
         assert server.process.wait(timeout=60) == 0, server.output()
     output = server.output()
-    assert "attempt 1 lost" in output and "played again" in output, output
+    assert "sessions played on a local Dask cluster of 2 worker processes" in output, output
+    assert "attempt 1 lost" in output and "played again" in output and "Traceback" not in output, output
     rows = {row["id"]: row for row in _consistent(data)}
     assert all(rows[session]["status"] == "finished" for session in in_flight), (in_flight, output)
+    # The workers sent the bots' logs back; the service wrote them where the ladder keeps them.
+    finished = [row for row in rows if rows[row]["status"] == "finished"]
+    assert all(list((data / "ladder" / "logs" / row).glob("*.log")) for row in finished)
 
 
 # --- every profile on one shared cluster --------------------------------------------------------------------
