@@ -28,7 +28,7 @@ from .checkbot import check_bot, print_check
 from .engine import GEORGIAN, ArenaError, Event, Rules, SessionState, check_seats, profile
 from .executor import ClusterCertificates, cluster_problem
 from .history import write_history, write_resources
-from .integrity import folder_collusion
+from .integrity import FLAGGING, folder_collusion
 from .isolation import Isolation, default_isolation, lowered_defaults_warning, verify_isolation
 from .match import deal_key_problem, keyed_seed, new_deal_key, public_session_id, run_session, session_key
 from .policies import Policy, RandomPolicy, ThresholdPolicy, play_in_process
@@ -463,16 +463,18 @@ def _collusion(args: argparse.Namespace) -> int:
     Replays every finished history (the folder is only read), runs the tests of docs/integrity.md on every
     ordered pair and corrects the flagging tests' p-values together (Holm). Prints the flagged pairs with their
     evidence (session ids and event indices, a history line being index + 1); --json writes every test,
-    the uncalibrated flow tests too. Exit status 0 whether or not a pair is flagged.
+    the uncalibrated flow tests too (each Holm-adjusted over the pairs on its own, never a flag). Exit status 0
+    whether or not a pair is flagged.
     Example: seka-arena collusion results/demo
     """
     report = folder_collusion(Path(args.results), alpha=args.alpha)
     if args.json:
         Path(args.json).write_text(json.dumps(report.as_json(), indent=1) + "\n", encoding="utf-8")
-    family = sum(test.adjusted is not None for test in report.tests)
+    family = sum(test.test in FLAGGING for test in report.tests)
     print(f"{len(report.shared_sessions)} pairs of bots, {family} tests (soft play on folds and on raises, chip "
           f"dumping), family-wise error rate at most {args.alpha:g} (Holm); chip flow and duplicate-paired tests "
-          f"are evidence only (--json), never flags")
+          f"are evidence only (--json, each Holm-adjusted over the pairs on its own), never flags: their null is "
+          f"not calibrated")
     if not report.flagged:
         print("no pair flagged")
     for test in report.flagged:

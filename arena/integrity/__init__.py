@@ -6,6 +6,7 @@ See docs/integrity.md for each measure.
 from __future__ import annotations
 
 from .. import _util
+from ._collusion import EVIDENCE_ONLY as EVIDENCE_ONLY
 from ._collusion import FLAGGING as FLAGGING
 from ._collusion import TESTS as TESTS
 from ._collusion import Aggregate as Aggregate
@@ -23,6 +24,7 @@ from ._evidence import session_evidence as session_evidence
 from ._folder import folder_collusion as folder_collusion
 
 __all__ = [
+    "EVIDENCE_ONLY",
     "FLAGGING",
     "TESTS",
     "Aggregate",

@@ -1,4 +1,4 @@
-"""Collusion measures over many sessions: per ordered pair of bots, three one-sided tests; soft play flags.
+"""Collusion measures over many sessions: per ordered pair of bots, five one-sided tests; three flag.
 
 Theory of operation (docs/integrity.md). For a giver A and a receiver B:
 
@@ -16,11 +16,13 @@ Theory of operation (docs/integrity.md). For a giver A and a receiver B:
   two hands moved in the block's other mirrors (other bots held them), against the same for A
   and every other opponent (Welch's z): the deal's luck cancels, as in duplicate scoring.
 
-Each test with too few observations gives p = 1. Only soft play flags: its p-values over every
-ordered pair are corrected together by Holm's step-down method, which keeps the family-wise error
-rate (the chance of flagging any honest pair) at most `alpha` whatever the tests' dependence. The
-two flow tests are reported as evidence with their uncorrected z and p, never flagged: their
-normal null is not calibrated (honest bots' styles interact, so honest pairs reach large z).
+Each test with too few observations gives p = 1. Only the soft play and chip dumping tests flag
+(`FLAGGING`): their p-values over every ordered pair are corrected together by Holm's step-down
+method, which keeps the family-wise error rate (the chance of flagging any honest pair) at most
+`alpha` whatever the tests' dependence. The two flow tests (`EVIDENCE_ONLY`) are reported as
+evidence with their z, p and a Holm-adjusted p over every pair, each test on its own, and never
+flag: their normal null is not calibrated (honest bots' styles interact, so honest pairs reach
+large z; docs/integrity.md has the measured shares).
 """
 
 from __future__ import annotations
@@ -51,7 +53,9 @@ last payment, strength)."""
 TESTS = ("soft_play", "soft_raise", "chip_dumping", "chip_flow", "duplicate_paired")
 """The tests run on every ordered pair, in report order."""
 FLAGGING = ("soft_play", "soft_raise", "chip_dumping")
-"""The tests whose Holm-adjusted p-values flag a pair; the others are evidence only (docs/integrity.md)."""
+"""The tests whose Holm-adjusted p-values flag a pair, corrected together (docs/integrity.md)."""
+EVIDENCE_ONLY = tuple(test for test in TESTS if test not in FLAGGING)
+"""The tests that never flag (their null is not calibrated), each Holm-corrected over the pairs on its own."""
 
 
 @dataclass(frozen=True)
@@ -75,13 +79,15 @@ class PairTest:
     p_value: float
     """One-sided, uncorrected."""
     adjusted: float | None = None
-    """Holm-adjusted over the flagging tests of every pair; None for an evidence-only test."""
+    """Holm-adjusted over the test's family: the flagging tests of every pair together; an evidence-only test
+    (`EVIDENCE_ONLY`) over every pair on its own. None before `report_of` corrects it."""
     observations: int = 0
     evidence: tuple[Evidence, ...] = field(default=(), compare=False)
 
     def as_json(self) -> dict[str, object]:
         return {"giver": self.giver, "receiver": self.receiver, "test": self.test,
                 "z": round(self.statistic, 3), "p": self.p_value, "p_holm": self.adjusted,
+                "flags": self.test in FLAGGING,
                 "observations": self.observations,
                 "evidence": [{"session": e.session, "event": e.index, "what": e.what} for e in self.evidence]}
 
@@ -98,7 +104,7 @@ class CollusionReport:
     @property
     def flagged(self) -> tuple[PairTest, ...]:
         """Tests whose Holm-adjusted p-value is at most `alpha`, strongest first."""
-        flagged = [t for t in self.tests if t.adjusted is not None and t.adjusted <= self.alpha]
+        flagged = [t for t in self.tests if t.test in FLAGGING and t.adjusted is not None and t.adjusted <= self.alpha]
         return tuple(sorted(flagged, key=lambda t: (t.adjusted or 0.0, t.giver, t.receiver)))
 
     @property
@@ -395,12 +401,13 @@ def _flow_test(name: str, giver: str, receiver: str, flows: _Flows,
 
 
 def collusion_report(sessions: Iterable[SessionEvidence], *, alpha: float = 0.01) -> CollusionReport:
-    """Run the three tests on every ordered pair of bots that shared a session; Holm-correct soft play's."""
+    """Run the tests on every ordered pair of bots that shared a session; Holm-correct each family."""
     return report_of(collect(sessions), alpha=alpha)
 
 
 def report_of(pairs: Aggregate, *, alpha: float = 0.01) -> CollusionReport:
-    """The tests of aggregated sessions (`collect`); soft play's Holm-corrected together."""
+    """The tests of aggregated sessions (`collect`): the flagging tests Holm-corrected together, each
+    evidence-only test over the pairs on its own."""
     tests: list[PairTest] = []
     tables = {test: {key: _table(test, cells) for key, cells in pairs.exposed.items()} for test in FLAGGING}
     # By test, each giver's opponents, most decisions first (minus the count, then the name).
@@ -424,7 +431,8 @@ def report_of(pairs: Aggregate, *, alpha: float = 0.01) -> CollusionReport:
                                     "lost holding the stronger hand"))
             tests.append(_flow_test("duplicate_paired", giver, receiver, pairs.paired, paired,
                                     "lost beyond what these hands moved in the other mirrors"))
-    family = [i for i, t in enumerate(tests) if t.test in FLAGGING]
-    for i, adjusted in zip(family, holm([tests[i].p_value for i in family]), strict=True):
-        tests[i] = replace(tests[i], adjusted=adjusted)
+    for names in (FLAGGING, *((test,) for test in EVIDENCE_ONLY)):
+        family = [i for i, t in enumerate(tests) if t.test in names]
+        for i, adjusted in zip(family, holm([tests[i].p_value for i in family]), strict=True):
+            tests[i] = replace(tests[i], adjusted=adjusted)
     return CollusionReport(alpha, tuple(tests), dict(pairs.shared))

@@ -11,7 +11,7 @@ import pytest
 from arena.cli import main
 from arena.engine import PROFILE_SPECS, profile
 from arena.history import write_history
-from arena.integrity import FLAGGING, TESTS, collusion_report, holm, session_evidence
+from arena.integrity import EVIDENCE_ONLY, FLAGGING, TESTS, collusion_report, holm, session_evidence
 from arena.policies import ColludingPolicy, Policy, ThresholdPolicy, play_in_process
 from arena.storage import Store, commitment_of
 from arena.tournament import PlannedSession, block_seed, mirrors
@@ -134,6 +134,8 @@ def test_the_collusion_command_flags_a_chip_dumper_on_every_profile(
     assert flagged == {frozenset({"da", "db"})}, printed
     assert "FLAGGED da -> db: chip dumping" in printed
     document = json.loads((tmp_path / "collusion.json").read_text())
+    # Every test is Holm-adjusted in its family; only the flagging tests' flag.
+    assert all(test["p_holm"] is not None and test["flags"] == (test["test"] in FLAGGING) for test in document["tests"])
     dumping = next(test for test in document["flagged"] if test["test"] == "chip_dumping" and test["giver"] == "da")
     # The evidence names the dumper's own decisions: a bet or raise with the worse hand, heads-up.
     item = dumping["evidence"][0]
@@ -156,6 +158,24 @@ def test_every_profile_flags_a_passive_pair_that_does_not_raise_against_each_oth
     assert report.flagged_pairs == {frozenset({"ann", "bob"})}, [t.as_json() for t in report.flagged]
     assert {t.test for t in report.flagged} == {"soft_raise"}
     assert len(report.shared_sessions) == 6 and set(FLAGGING) <= set(TESTS)
+
+
+def test_honest_styles_move_chips_beyond_the_flow_tests_null_so_those_never_flag_but_are_holm_adjusted() -> None:
+    # Four honest threshold bots: one's raises make another fold better hands more than others do, so the
+    # chip-flow and duplicate-paired comparisons of honest pairs reach z far beyond their normal null (the
+    # measured miscalibration of docs/integrity.md). Each evidence-only test is Holm-adjusted over the pairs
+    # on its own, and even at a Holm p under alpha it flags nothing.
+    evaluator = profile("georgian").evaluator
+    honest: list[Policy] = [ThresholdPolicy(call_from=c, raise_from=c + r, name=f"h{c}", evaluator=evaluator)
+                            for c, r in ((13, 4), (16, 8), (20, 3), (23, 6))]
+    report = collusion_report(_blocks("georgian", honest, 150, 3))
+    assert not report.flagged
+    for name in EVIDENCE_ONLY:
+        family = [test for test in report.tests if test.test == name]
+        assert [test.adjusted for test in family] == holm([test.p_value for test in family])
+    calm = min((test for test in report.tests if test.test in EVIDENCE_ONLY), key=lambda test: test.adjusted or 1.0)
+    assert calm.adjusted is not None and calm.adjusted <= report.alpha and calm.statistic > 4, calm
+    assert all(t.as_json()["flags"] == (t.test in FLAGGING) for t in report.tests)
 
 
 def test_the_collusion_command_refuses_an_error_rate_outside_0_1(

@@ -158,6 +158,10 @@ def test_the_organisers_see_a_runs_collusion_report_on_every_profile_with_the_pl
     assert page.status_code == 200 and 'data-state="ready"' in page.text
     assert f'href="/sessions/{cited["session"]}/viewer?tournament={run}#record-{line}"' in page.text
     assert "soft play" in page.text and ('class="flagged"' in page.text) == bool(cup["flagged"])
+    # The flow tests never flag; each is Holm-adjusted over the pairs on its own, shown beside "evidence only".
+    assert all(test["p_holm"] is not None and test["flags"] == (test["test"] in FLAGGING) for test in cup["tests"])
+    flow = next(test for test in cup["tests"] if not test["flags"])
+    assert f'{flow["p_holm"]:.2g} <span class="muted">evidence only</span>' in page.text
     refused_to_others(client, [f"/organiser/collusion/{run}"], served.author)
     for reader in ({}, cookie(served.author)):  # the public pages never point at it
         for path in ("/tournaments", f"/tournaments/{run}"):
