@@ -103,7 +103,7 @@ class CollusionReport:
 
     @property
     def flagged(self) -> tuple[PairTest, ...]:
-        """Tests whose Holm-adjusted p-value is at most `alpha`, strongest first."""
+        """The flagging tests (`FLAGGING`) whose Holm-adjusted p-value is at most `alpha`, strongest first."""
         flagged = [t for t in self.tests if t.test in FLAGGING and t.adjusted is not None and t.adjusted <= self.alpha]
         return tuple(sorted(flagged, key=lambda t: (t.adjusted or 0.0, t.giver, t.receiver)))
 

@@ -50,7 +50,9 @@ MEMORY_BYTES = 2 << 30
 _REPORT_SECONDS = 1800.0
 _LEFT_OUT = 20
 """Sessions left out (a history that does not replay) listed by name; the rest are counted."""
-_SAVED_FORMAT = "seka-arena collusion report 1"
+_SAVED_FORMAT = "seka-arena collusion report 2"
+"""2: every test has its Holm p (the flow tests' over the pairs, each on its own) and says whether it flags; a
+report of 1 lacks both (the page could not show it), so it is made again."""
 _SAVED_BYTES = 80 << 20
 """A saved report larger than this is neither written nor read (the worker's answer is at most 64 MiB)."""
 
