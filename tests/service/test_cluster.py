@@ -194,22 +194,24 @@ def test_the_ladder_plays_on_serves_own_cluster_and_a_worker_killed_in_a_block_l
 
 # --- every profile on one shared cluster --------------------------------------------------------------------
 
-_PROFILES = [("georgian", {"dark": True, "tie": "split", "deck": 32}), ("classic", {}), ("seka36", {}),
-             ("svara32", {}), ("seka21", {})]
-"""Every profile (georgian with options; plain georgian plays on `serve`'s own cluster above)."""
+_PROFILES = [("georgian", {"dark": True, "tie": "split", "deck": 32}, 2),
+             ("classic", {"open": "multiway", "dark": True}, 3), ("seka36", {}, 2), ("svara32", {}, 2),
+             ("seka21", {}, 2)]
+"""Every profile, with its seats at a ladder table (georgian with options; plain georgian plays on `serve`'s own
+cluster above; classic at three seats, where `open: multiway` applies)."""
 
 
-@pytest.mark.parametrize(("rules_profile", "options"), _PROFILES, ids=[name for name, _ in _PROFILES])
+@pytest.mark.parametrize(("rules_profile", "options", "seats"), _PROFILES, ids=[name for name, _, _ in _PROFILES])
 async def test_every_profile_plays_its_ladder_on_the_cluster_and_every_history_verifies(
-        tmp_path: Path, shared_cluster: SharedCluster, rules_profile: str, options: dict[str, Any]) -> None:
+        tmp_path: Path, shared_cluster: SharedCluster, rules_profile: str, options: dict[str, Any], seats: int) -> None:
     # The ladder's process's own code (open_service, Ladder.run: SessionJob -> a Dask worker -> the outcome back
     # to the single writer), in this process, on the shared cluster; real bots, sandboxed on the workers.
     config = ServiceConfig(data=tmp_path / "data", isolation=Isolation.SANDBOX,
                            rules=profile(rules_profile, options).with_table(pots_per_session=2),
-                           ladder=LadderConfig(placement_blocks=1, random_share=0.0),  # concurrency: the cluster's
+                           ladder=LadderConfig(table_size=seats, placement_blocks=1, random_share=0.0),
                            cluster=shared_cluster.address, cluster_certificates=shared_cluster.certificates)
     service = open_service(config)
-    for name in ("call", "threshold"):
+    for name in ("call", "threshold", "random")[:seats]:
         version = service.registry.submit(Author(f"author-{name}", organiser=False), name, sample_archive(name))
         service.store.finish_check(version.id, accepted=True, report="not checked: a cluster test", stderr="")
     ladder = Ladder(service, rng=random.Random(1))
@@ -228,10 +230,11 @@ async def test_every_profile_plays_its_ladder_on_the_cluster_and_every_history_v
     finally:
         service.store.close()
     assert len(sessions) >= 2
-    # With no `ladder.concurrency`, a block in flight per thread of the cluster's workers (2 x 2), not one.
+    # With no `ladder.concurrency` (left out above), a block in flight per thread of the cluster's workers
+    # (2 x 2), not one.
     assert len(blocks) >= 4, blocks
     for session in sessions:
-        assert session.faults == (0, 0) and session.attempts == 1, session
+        assert session.faults == (0,) * seats and session.attempts == 1, session
         # The period's secret hashes to the commitment published before it dealt, and derives the session's seed.
         period = iso(secret_period(config.ladder.secret_days, from_iso(session.created_at))[0])
         secret, shown = secrets[f"ladder_secret:{period}"], published[period]
