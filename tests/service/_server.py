@@ -111,7 +111,7 @@ profile: %s
 table: {pots: 3}
 ladder: {enabled: false}
 tournaments:
-  - {name: cup, cron: "0 2 * * *"}
+  - {name: cup, cron: "0 2 29 2 *"}
 """
 """A service file (its profile left as `%s`) with the ladder off and one scheduled tournament, `cup`."""
 

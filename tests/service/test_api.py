@@ -26,7 +26,7 @@ table: {pots: 1}
 uploads: {archive_mb: 1, unpacked_mb: 2, files: 32}
 ladder: {placement_blocks: 1, random_share: 0.0}
 tournaments:
-  - {name: nightly, cron: "0 2 * * *"}
+  - {name: nightly, cron: "0 2 29 2 *"}
 """
 BROKEN_BOT = b"import sys\nsys.stderr.write('cannot start: no model file\\n')\nsys.exit(3)\n"
 

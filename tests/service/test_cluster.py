@@ -46,7 +46,7 @@ table: {pots: 1}
 cluster: local:2
 ladder: {placement_blocks: 1, random_share: 0.0, concurrency: 2}
 tournaments:
-  - {name: cup, cron: "0 2 * * *"}
+  - {name: cup, cron: "0 2 29 2 *"}
 """
 
 

@@ -22,7 +22,7 @@ data: data
 table: {pots: 1}
 ladder: {enabled: false}
 tournaments:
-  - {name: nightly, cron: "0 2 * * *"}
+  - {name: nightly, cron: "0 2 29 2 *"}
 """
 
 

@@ -179,7 +179,7 @@ def test_a_full_disk_is_507_with_its_reason_for_uploads_and_organiser_actions_lo
         config = tmp_path / "service.yaml"
         config.write_text(f"data: {disk / 'data'}\nisolation: none\nladder: {{enabled: false}}\n"
                           "quotas: {min_free_disk_mb: 0}\n"  # the disk fills up, rather than a floor refusing
-                          "tournaments:\n  - {name: cup, cron: '0 2 * * *'}\n")
+                          "tournaments:\n  - {name: cup, cron: '0 2 29 2 *'}\n")
         organiser, author = token(config, "org", organiser=True), token(config, "alice")
         with running(config) as server, httpx.Client(base_url=server.url, timeout=60) as client:
             assert post_archive(client, "call", sample_archive("call"), author).status_code == 201

@@ -20,7 +20,7 @@ data: data
 table: {pots: 2}
 ladder: {enabled: false}
 tournaments:
-  - {name: cup, cron: "0 2 * * *"}
+  - {name: cup, cron: "0 2 29 2 *"}
 """
 
 
