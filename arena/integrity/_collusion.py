@@ -9,6 +9,13 @@ Theory of operation (docs/integrity.md). For a giver A and a receiver B:
   hypergeometric tables) is normal under "A folds alike whoever it faces". A soft player folds
   winners to its partner; a card-sharer folds to its partner's better hands, which it sees and
   others do not. Only heads-up decisions count: a fold among several has no one addressee.
+- soft raise: does A, holding the better hand heads-up, stay in without raising more often against B
+  than against others (a passive colluder pays its partner the least)? The same strata and score,
+  over A's stays with the better hand.
+- chip dumping: does A, holding the worse hand heads-up, stay in (call or raise) more often against
+  B than against others (a dumper pays into its partner's winners)? Over A's decisions with the worse
+  hand. Each of the three compares B with each of A's most-met other opponents (`_COMPARISONS`) and
+  keeps the weakest comparison (an intersection-union test), its variance counting a deal once.
 - chip flow: chips A lost to B in pots where A was dealt the stronger of the two hands, per pot
   both were dealt in, against the same for A and every other opponent (Welch's z). Earned flow
   (the better hand winning) is left out, so skill at reading hands weighs little.
@@ -16,7 +23,7 @@ Theory of operation (docs/integrity.md). For a giver A and a receiver B:
   two hands moved in the block's other mirrors (other bots held them), against the same for A
   and every other opponent (Welch's z): the deal's luck cancels, as in duplicate scoring.
 
-Each test with too few observations gives p = 1. Only the soft play and chip dumping tests flag
+Each test with too few observations gives p = 1. Only soft play, soft raise and chip dumping flag
 (`FLAGGING`): their p-values over every ordered pair are corrected together by Holm's step-down
 method, which keeps the family-wise error rate (the chance of flagging any honest pair) at most
 `alpha` whatever the tests' dependence. The two flow tests (`EVIDENCE_ONLY`) are reported as

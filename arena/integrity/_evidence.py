@@ -35,9 +35,9 @@ class Decision:
     price: Fraction
     """The last payment in the deal before the decision (what staying in is likely to cost)."""
     raised: bool = False
+    """The seat paid more than staying in cost (a raise, or a bet above the last payment or the opening stake)."""
     deal: int = 0
     """The event index of the deal's cards (its `Dealt` event): which of the session's deals it is in."""
-    """The seat paid more than staying in cost (a raise, or a bet above the last payment or the opening stake)."""
 
 
 @dataclass(frozen=True)
