@@ -18,7 +18,7 @@ test: $(STAMP) $(JS_BOT)/node_modules/.installed sandbox browser go_bot
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-logo
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=25
 
 # The benchmark suite (docs/benchmarks.md), from this checkout: make bench ARGS="--quick --json bench.json"
 bench: $(STAMP)

@@ -47,6 +47,7 @@ def bias_z(name: str, options: dict[str, str], seats: int, sessions: int) -> flo
     return statistics.fmean(differences) / (statistics.stdev(differences) / math.sqrt(sessions))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "options", "seats"), CASES,
                          ids=[f"{n}-{'-'.join(o.values()) or 'default'}-{s}" for n, o, s in CASES])
 def test_the_adjusted_mean_is_the_raw_mean(name: str, options: dict[str, str], seats: int) -> None:

@@ -288,6 +288,7 @@ def test_the_pages_an_author_uses(service: Service) -> None:
     assert refused.status_code == 422 and "not a tar.gz or zip archive" in refused.text
 
 
+@pytest.mark.slow
 def test_the_submission_flow_and_the_leaderboard_in_a_real_browser(service: Service, ladder: Ladder,
                                                                    tmp_path: Path) -> None:
     archive = tmp_path / "browserbot.tar.gz"

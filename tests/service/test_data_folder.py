@@ -48,6 +48,7 @@ def _one_line(done: subprocess.CompletedProcess[str]) -> str:
     return done.stderr.strip()
 
 
+@pytest.mark.slow
 def test_a_second_serve_is_refused_in_seconds_while_the_first_plays_on_and_its_results_agree(
         tmp_path: Path) -> None:
     config = tmp_path / "service.yaml"
@@ -227,6 +228,7 @@ def test_a_damaged_ladder_row_is_one_line_naming_the_row(tmp_path: Path) -> None
     assert "\n" not in str(refused.value)
 
 
+@pytest.mark.slow
 def test_a_damaged_ladder_row_is_logged_in_one_line_and_the_pages_are_still_served(tmp_path: Path) -> None:
     config = tmp_path / "service.yaml"
     config.write_text(LADDER)

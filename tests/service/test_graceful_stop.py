@@ -85,6 +85,7 @@ def test_a_second_signal_stops_serve_at_once_and_the_next_serve_plays_the_sessio
     assert _rows(database, "ladder_sessions")[abandoned][1] == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules_profile", ["georgian", "seka36"])
 def test_a_first_signal_lets_a_scheduled_tournaments_sessions_in_flight_finish_and_the_next_serve_completes_it(
         tmp_path: Path, rules_profile: str) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from arena.engine import GEORGIAN
 from arena.isolation import Isolation
@@ -32,6 +33,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow
 def test_the_ladder_plays_in_its_own_process_which_ends_with_serve_even_a_killed_one(tmp_path: Path) -> None:
     service = open_service(ServiceConfig(data=tmp_path / "data", isolation=Isolation.NONE, rules=GEORGIAN))
     # Accepted beforehand (the check is not under test); alice's two bots never meet at a rated table.
@@ -65,6 +67,7 @@ def test_the_ladder_plays_in_its_own_process_which_ends_with_serve_even_a_killed
     assert len(seatings) >= 2 and all({authors[seat] for seat in seating} == {"alice", "bob"} for seating in seatings)
 
 
+@pytest.mark.slow
 def test_a_ladder_whose_every_bot_fails_to_start_for_the_arenas_reason_pauses_and_says_why_once(
         tmp_path: Path) -> None:
     # The launch chain cannot run: prlimit is not on the PATH the second serve is given (its setpriv

@@ -94,6 +94,7 @@ def _ladder_seed(data: Path, session: str) -> str:
     return str(seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules_profile", ["georgian", "seka36"])
 def test_a_ladder_session_in_play_is_listed_and_watched_in_the_spectators_view_to_its_end(
         tmp_path: Path, rules_profile: str) -> None:
@@ -125,6 +126,7 @@ def test_the_feeds_are_bounded_per_address(tmp_path: Path) -> None:
             assert second.headers["retry-after"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules_profile", ["georgian", "seka36"])
 def test_a_scheduled_tournaments_session_in_play_is_linked_from_its_page_and_watched_live(
         tmp_path: Path, rules_profile: str) -> None:

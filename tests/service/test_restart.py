@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from ._archives import sample_archive
 from ._server import SEKA_ARENA, bearer, post_archive, running, token, wait_for
@@ -38,6 +39,7 @@ def _sessions(database: Path) -> list[tuple[str, str, int, str | None]]:
         return list(connection.execute("SELECT id, status, attempts, balances FROM sessions ORDER BY idx"))
 
 
+@pytest.mark.slow
 def test_a_killed_server_resumes_its_scheduled_tournament_to_the_same_standings(tmp_path: Path) -> None:
     config = tmp_path / "service.yaml"
     config.write_text(CONFIG)

@@ -355,6 +355,7 @@ async def test_a_full_copy_is_served_only_to_those_it_belongs_to(played: Played)
 # --- scheduled tournaments: their published reports and their sessions ---------------------------------------
 
 
+@pytest.mark.slow
 async def test_a_tournaments_public_report_is_a_spectators_and_its_full_report_is_behind_sign_in(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A fixed secret for the runs: with a drawn one, some draws deal hands every one of which is shown

@@ -57,6 +57,7 @@ def _running(database: Path) -> set[str]:
     return {session for session, (status, _) in _statuses(database).items() if status == "running"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("stop", "profile", "cluster"), [
     (signal.SIGINT, "georgian", None),
     (signal.SIGTERM, "seka36", None),
