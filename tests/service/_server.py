@@ -9,12 +9,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from arena.cli import main
 from arena.engine import profile
 from arena.isolation import Isolation
 from arena.service import Author, ServiceConfig, open_service
@@ -90,9 +92,13 @@ def wait_for(what: str, check: Callable[[], Any], *, timeout: float = 120.0, eve
 
 
 def token(config: Path, author: str, *, organiser: bool = False) -> str:
-    """A new token, from the `token` command."""
-    command = [str(SEKA_ARENA), "token", str(config), "--author", author, *(["--organiser"] if organiser else [])]
-    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+    """A new token, from the `token` command run in this process: a process of its own costs about a second
+    of start-up (0.8 s of CPU) per token, and the service tests ask for dozens (the command's own process is
+    tested in test_cli_usage, test_web and test_data_folder)."""
+    with redirect_stdout(StringIO()) as printed:
+        status = main(["token", str(config), "--author", author, *(["--organiser"] if organiser else [])])
+    assert status == 0, f"seka-arena token exited with {status}"
+    return printed.getvalue().strip()
 
 
 def bearer(value: str) -> dict[str, str]:
