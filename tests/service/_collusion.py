@@ -60,7 +60,8 @@ def refused_to_others(client: httpx.Client, paths: list[str], author: str) -> No
 
 def service_file(path: Path, name: str, options: dict[str, str], *, pots: int, ladder: bool, cup: str) -> Path:
     """A service file at `path` (data folder `data` beside it) of profile `name` with table `options`, its
-    ladder on or off, and one schedule `cup` (firing only at 02:00 on 29 February, never while a test runs: an organiser fires it)."""
+    ladder on or off, and one schedule `cup` (firing only at 02:00 on 29 February, never while a test runs:
+    an organiser fires it)."""
     extra = "".join(f", {key}: {value}" for key, value in options.items())
     path.write_text((_CONFIG % {"profile": name, "pots": pots, "options": extra, "ladder": str(ladder).lower()}
                      ).replace("name: cup,", f"name: {cup},"))
