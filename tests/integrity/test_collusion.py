@@ -37,6 +37,7 @@ isolation: none
 """
 
 
+@pytest.mark.slow
 def test_the_collusion_command_flags_the_planted_pair_of_a_real_tournament_and_no_honest_one(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Six real bot processes, every pair heads-up, each deal played twice with the seats swapped:

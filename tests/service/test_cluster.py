@@ -38,6 +38,9 @@ from arena.tournament import block_seed
 from ._archives import sample_archive, slow_archive
 from ._server import bearer, children, command_line, running, served, token, wait_for
 
+# Real serves and Dask clusters: minutes in all, so CI runs them and the quick loop (`-m "not slow"`) does not.
+pytestmark = pytest.mark.slow
+
 CONFIG = """\
 data: data
 isolation: none

@@ -22,6 +22,9 @@ from ._archives import MANIFEST, ROOT, file, sample_archive, tar_gz
 from ._collusion import accepted, cookie, ready, refused_to_others, service_file
 from ._server import Server, bearer, running, token, wait_for
 
+# Real serves and Dask clusters: minutes in all, so CI runs them and the quick loop (`-m "not slow"`) does not.
+pytestmark = pytest.mark.slow
+
 _PROFILES = [("georgian", {"dark": "true"}, True), ("georgian", {"dark": "true"}, False),
              ("classic", {"open": "multiway", "dark": "true"}, False), ("seka36", {}, False), ("svara32", {}, False),
              ("seka21", {}, False)]

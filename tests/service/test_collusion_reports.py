@@ -22,6 +22,7 @@ from ._collusion import accepted, cookie, ready, refused_to_others, service_file
 from ._server import Server, bearer, children, command_line, running, token, wait_for
 
 
+@pytest.mark.slow
 def test_nothing_played_reads_as_an_empty_report_and_names_no_run_are_refused(tmp_path: Path) -> None:
     accepted(tmp_path / "data", {"random": ("dave", sample_archive("random"))})  # one author: no ladder table
     config = service_file(tmp_path / "service.yaml", "georgian", {}, pots=1, ladder=True, cup="cup")
@@ -40,6 +41,7 @@ def test_nothing_played_reads_as_an_empty_report_and_names_no_run_are_refused(tm
     assert server.process.returncode == 0, server.output()
 
 
+@pytest.mark.slow
 def test_the_report_worker_runs_under_its_memory_cap_and_answers_a_bad_request_with_a_problem(tmp_path: Path) -> None:
     accepted(tmp_path / "data", {"random": ("dave", sample_archive("random"))})
     worker = subprocess.Popen([sys.executable, "-m", "arena.service._collusion_worker",
@@ -67,6 +69,7 @@ def _workers(server: Server) -> list[int]:
     return [pid for pid in children(server.process.pid) if "_collusion_worker" in command_line(pid)]
 
 
+@pytest.mark.slow
 def test_a_report_is_read_from_the_data_folder_after_a_restart_and_made_again_when_stale_or_damaged(
         tmp_path: Path) -> None:
     data = tmp_path / "data"
