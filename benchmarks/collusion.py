@@ -282,8 +282,8 @@ def _calibration(prefix: str, families: Sequence[Family]) -> dict[str, Any]:
             f"{prefix}_flagged_pairs": sum(family.flagged_pairs for family in families),
             f"{prefix}_tests": len(informative),
             f"{prefix}_informative_share": round(len(informative) / sum(family.tests for family in families), 3),
-            f"{prefix}_p_below_0_01": round(sum(p < 0.01 for p in informative) / shown, 4),
-            f"{prefix}_p_below_0_001": round(sum(p < 0.001 for p in informative) / shown, 5),
+            f"{prefix}_p_below_0_01": float(f"{sum(p < 0.01 for p in informative) / shown:.3g}"),
+            f"{prefix}_p_below_0_001": float(f"{sum(p < 0.001 for p in informative) / shown:.3g}"),
             f"{prefix}_least_p": float(f"{min(informative, default=1.0):.3g}"),
             f"{prefix}_cpu_s": round(sum(family.cpu_s for family in families), 1)}
 
