@@ -5,7 +5,7 @@ short waits (each bot's reply, each store write) on the same event loop as the w
 32 clients browsing back to back, every step of a session waited behind the requests' steps and
 the ladder lost a third of its pace or more (benchmarks/service.py); bounding the web's requests
 instead would have slowed the web as much. So `serve` runs the ladder in a child process
-(`python -m arena.service._ladder_worker CONFIG`), which opens the same store (SQLite in WAL
+(`ladder_command`: `arena.service._ladder_worker.main(CONFIG)`), which opens the same store (SQLite in WAL
 mode: one writer at a time, readers never blocked) and plays as `Ladder.run` does, and the
 machine's scheduler shares the cores between the two.
 
@@ -37,6 +37,8 @@ from ._ladder import Ladder
 from ._service import Service, open_service
 
 LOGGER = logging.getLogger(__name__)
+LADDER_IMPORT = "import sys; from arena.service._ladder_worker import main"
+"""What the ladder process runs before `main(CONFIG)` (`ladder_command`)."""
 _STOP_SECONDS = 20.0
 """How long the child has to stop its sessions once its stdin ends, before it is killed."""
 _RESTART_SECONDS = 30.0
@@ -54,7 +56,7 @@ async def run_ladder_process(service: Service) -> None:
     if service.config.path is None:
         raise ArenaError("the ladder's process reads the service's configuration file: load it with "
                          "load_service_config")
-    command = [sys.executable, "-m", "arena.service._ladder_worker", str(service.config.path)]
+    command = ladder_command(service.config.path)
     while True:
         process = await trio.lowlevel.open_process(command, stdin=subprocess.PIPE)
         try:
@@ -70,6 +72,14 @@ async def run_ladder_process(service: Service) -> None:
         LOGGER.error("the ladder's process ended by itself (exit status %s); another starts in %g s", status,
                      _RESTART_SECONDS)
         await trio.sleep(_RESTART_SECONDS)
+
+
+def ladder_command(config: Path) -> list[str]:
+    """The ladder process's command line: `python -c`, not `-m`, as a process started with `-m` has every
+    process it spawns (a local Dask cluster's workers, their restarts) import its main module again, and
+    with it the service's web stack: 3.5-4 s a worker instead of 0.7, and longer in serve's process group,
+    where a Ctrl-C reaches it."""
+    return [sys.executable, "-c", f"{LADDER_IMPORT}; main(sys.argv[1])", str(config)]
 
 
 async def _wake_on_changes(service: Service, process: trio.Process) -> None:

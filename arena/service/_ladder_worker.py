@@ -1,16 +1,17 @@
-"""`python -m arena.service._ladder_worker CONFIG`: the ladder's process, started by `serve` (`_ladder_process`).
+"""The ladder's process, started by `serve` (`_ladder_process.ladder_command`): `main(CONFIG)`.
 
-A module of its own, which the package does not import, so that running it is its first import.
+A module of its own, which the package does not import, so that starting the process is its first import.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import trio
 
 from ._ladder_process import play_until_stdin_ends
 
-if __name__ == "__main__":
-    trio.run(play_until_stdin_ends, Path(sys.argv[1]))
+
+def main(config: str) -> None:
+    """Play the ladder of the service configured in the file `config` until stdin ends (`play_until_stdin_ends`)."""
+    trio.run(play_until_stdin_ends, Path(config))

@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +18,25 @@ import pytest
 from arena.engine import GEORGIAN
 from arena.isolation import Isolation
 from arena.service import Author, ServiceConfig, open_service
+from arena.service._ladder_process import LADDER_IMPORT, ladder_command
 
 from .._launch import path_without_prlimit
 from ._archives import sample_archive
 from ._server import bearer, children, command_line, post_archive, running, token, wait_for
 
 CONFIG = "data: data\nisolation: none\ntable: {pots: 1}\nladder: {placement_blocks: 1, random_share: 0.0}\n"
+
+
+def test_the_processes_the_ladders_process_spawns_do_not_import_the_service_again() -> None:
+    # As a local Dask cluster's nannies start its workers (multiprocessing's spawn), from a process started
+    # as the ladder's is: under `python -m arena.service._ladder_worker` each imported the web stack again.
+    command = ladder_command(Path("service.yaml"))
+    assert command[1:3] == ["-c", f"{LADDER_IMPORT}; main(sys.argv[1])"]
+    spawn = ("import multiprocessing; multiprocessing.get_context('spawn').Process(target=exec, args=("
+             "\"import sys; print('arena.service' in sys.modules, 'arena.executor' in sys.modules)\",)).start()")
+    done = subprocess.run([command[0], "-c", f"{LADDER_IMPORT}; {spawn}"], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert done.stdout.split() == ["False", "False"], done.stdout + done.stderr
 
 
 def _alive(pid: int) -> bool:
