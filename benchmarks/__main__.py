@@ -121,6 +121,8 @@ _ROWS: list[tuple[str, str, str, str | None]] = [
     ("bridge_concurrent_cpu_us_per_call_64", "CPU per call_unary alone, 64 trio tasks", "µs",
      "raw_concurrent_cpu_us_per_call_64"),
     ("arena_cpu_us_per_rpc_64", "arena CPU per RPC, 64 sessions in flight", "µs", "raw_concurrent_cpu_us_per_call_64"),
+    ("arena_cpu_us_per_decision_64", "arena CPU per decision, 64 sessions in flight", "µs",
+     "raw_concurrent_cpu_us_per_call_64"),
     ("raw_concurrent_bot_cpu_us_per_call_64", "bots' CPU per raw call, 64 threads", "µs", None),
     ("bot_cpu_us_per_rpc_64", "bots' CPU per arena RPC, 64 sessions in flight", "µs",
      "raw_concurrent_bot_cpu_us_per_call_64"),

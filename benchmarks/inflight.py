@@ -276,6 +276,9 @@ async def measure(sizes: Sizes, workdir: Path) -> dict[str, Any]:
                 figures["raw_concurrent_calls_per_s_64"] = round(statistics.median(raw[0] for raw in raws))
                 figures["raw_concurrent_cpu_us_per_call_64"] = round(statistics.median(raw[1] for raw in raws), 1)
                 figures["arena_cpu_us_per_rpc_64"] = round(statistics.median(run.cpu_us_per_rpc for run in runs), 1)
+                # Per decision as well: a protocol that needs fewer RPCs a decision reads worse per RPC.
+                figures["arena_cpu_us_per_decision_64"] = round(statistics.median(
+                    run.cpu_us_per_rpc * run.rpcs_per_s / run.decisions_per_s for run in runs), 1)
                 figures["bridge_concurrent_calls_per_s_64"] = round(statistics.median(call[0] for call in bridged))
                 figures["bridge_concurrent_cpu_us_per_call_64"] = round(
                     statistics.median(call[1] for call in bridged), 1)
