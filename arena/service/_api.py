@@ -3,8 +3,9 @@
 Statuses a client can rely on: 401 without a valid token (or with one revoked or expired), 403
 for another author's bot (or an organiser's action without an organiser token, or a cookie-signed
 state change from another site), 404 for what does not exist, 409 while submissions
-are frozen (or for a ladder block to resume that is not set aside), 413 for a request body over the
-archive limit (refused while it is read, never buffered whole), 422 for a refused archive, manifest
+are frozen (or for a ladder block to resume that is not set aside, or a challenge to resume that has not
+failed or seats a disqualified bot), 413 for a request body over the archive limit (refused while it
+is read, never buffered whole), 422 for a refused archive, manifest
 or request, 429 (with Retry-After) past the versions a day an author may submit, 507 past the bytes
 an author may store or while the disk is under its floor.
 """
@@ -12,6 +13,7 @@ an author may store or while the disk is under its floor.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import AsyncGenerator
 from dataclasses import replace
@@ -30,7 +32,7 @@ from starlette.routing import Route
 from ..engine import ArenaError
 from ..storage import StorageError
 from ._archive import ArchiveError
-from ._challenges import ChallengeError, challenge_json, may_see_challenge, plan_challenge
+from ._challenges import ChallengeError, challenge_json, may_see_challenge, plan_challenge, resume
 from ._collusion import LADDER, collusion_json
 from ._config import ScheduleConfig, cron_problem, seats_problem
 from ._cron import fire_now
@@ -47,6 +49,7 @@ from ._service import Service
 from ._sessions import MAX_PAGE, ResultsRequestError, RunSessions, list_sessions, session_history
 from ._store import Author, NotYourBotError, RunRecord, TokenRecord, TokenRefusedError, VersionRecord
 
+LOGGER = logging.getLogger(__name__)
 _MULTIPART_OVERHEAD = 64 * 1024
 """Bytes a multipart body may hold beyond the archive (boundaries, headers, small fields)."""
 _DRAIN_BYTES = 16 << 20
@@ -460,6 +463,20 @@ def routes(service: Service) -> list[Route]:
             raise HTTPException(404, f"no challenge {number}")  # another author's is not said to exist
         return JSONResponse(challenge_json(service.store, challenge))
 
+    async def resume_challenge(request: Request) -> Response:
+        organiser = require_organiser(service, request)
+        number = request.path_params["id"]
+        challenge = service.store.challenge(number) if 0 < number < 2**63 else None
+        if challenge is None:
+            raise HTTPException(404, f"no challenge {number}")
+        try:
+            resumed = await trio.to_thread.run_sync(resume, service.store, challenge, organiser)
+        except ChallengeError as error:
+            raise HTTPException(error.status, str(error)) from None
+        LOGGER.warning("challenge %d resumed by %s (it had failed: %s)", number, organiser.name, challenge.failed)
+        service.notify()  # wakes an idle ladder
+        return JSONResponse(challenge_json(service.store, resumed))
+
     async def collusion(request: Request) -> Response:
         """A collusion report (the ladder's, or a scheduled run's): the organisers' alone."""
         require_organiser(service, request)
@@ -508,6 +525,7 @@ def routes(service: Service) -> list[Route]:
         Route("/api/ladder/blocks/{block:int}/resume", resume_block, methods=["POST"]),
         Route("/api/challenges", post_challenge, methods=["POST"]),
         Route("/api/challenges/{id:int}", get_challenge),
+        Route("/api/challenges/{id:int}/resume", resume_challenge, methods=["POST"]),
         Route("/api/sessions", sessions),
         Route("/api/collusion", collusion),
         Route("/api/collusion/{name}", collusion),

@@ -26,6 +26,11 @@ cluster); otherwise, like every other failure of the arena (its launch chain, a 
 it is never counted against the challenge: the block is retried as a ladder block is, for as long
 as it takes.
 
+An organiser may put a failed challenge back in play (`resume`): its sessions' failures count from zero
+again (a resumed challenge whose bots keep failing ends failed again after `MAX_BOT_FAILURES` more tries),
+and the failure it was resumed from is kept with who resumed it and when. A challenge a disqualified bot
+sits in is not resumed: it would fail again at once, for that reason.
+
 A challenge and its sessions are its challenger's and the organisers': to anyone else they do not
 exist (404, whatever the identifier).
 """
@@ -48,7 +53,7 @@ import trio
 from ..engine import ArenaError, format_amount
 from ..executor import SessionJob
 from ..match import public_session_id
-from ..storage import make_way_for_replay
+from ..storage import StorageError, make_way_for_replay
 from ..tournament import arena_launch_failure, block_seed, mirrors
 from ..transport import BotSpec, with_our_python
 from ._config import seats_problem
@@ -208,6 +213,33 @@ def _verify_rate(store: ServiceStore, author: Author, per_day: int) -> None:
                                   f"(quotas.challenges_per_day): the next is accepted in {wait} s", retry_after=wait)
 
 
+def resume(store: ServiceStore, challenge: Challenge, organiser: Author) -> Challenge:
+    """Put a failed challenge back in play, by `organiser`.
+
+    Raises:
+        ChallengeError: 409: it has not failed, or one of its players is disqualified (reinstate it first).
+    """
+    if challenge.failed is None:
+        raise ChallengeError(409, f"challenge {challenge.id} has not failed: only a failed challenge is resumed")
+    if (gone := disqualified(store, challenge.players)) is not None:
+        raise ChallengeError(409, f"challenge {challenge.id} is not resumed: {gone[0]} is disqualified ({gone[1]}) "
+                                  "and plays no more; reinstate it first")
+    try:
+        return store.resume_challenge(challenge.id, organiser.name)
+    except StorageError as error:  # resumed meanwhile by another organiser
+        raise ChallengeError(409, str(error)) from None
+
+
+def disqualified(store: ServiceStore, keys: Sequence[str]) -> tuple[str, str] | None:
+    """The first of `keys` whose bot is disqualified (an organiser may disqualify one after the challenge was
+    made), as its label and the reason; None if every one may play."""
+    for key in keys:
+        if not key.startswith(SAMPLE_PREFIX) and (bot := store.bot(store.version_by_id(int(key)).bot)) is not None \
+                and bot.disqualified is not None:
+            return player(store, key).label, bot.disqualified
+    return None
+
+
 def may_see_challenge(author: Author | None, challenge: Challenge) -> bool:
     """Whether `author` may know of `challenge` at all: its challenger, or an organiser."""
     return author is not None and (author.organiser or author.name == challenge.author)
@@ -248,6 +280,7 @@ def challenge_json(store: ServiceStore, challenge: Challenge) -> dict[str, Any]:
                       "failures": session.failures})
     return {"id": challenge.id, "author": challenge.author, "status": status(challenge, sessions), "rated": False,
             "failed": challenge.failed, "failed_at": challenge.failed_at,
+            "resumes": [dataclasses.asdict(resumed) for resumed in store.challenge_resumes(challenge.id)],
             "players": [labels[key] for key in challenge.players], "blocks": challenge.blocks,
             "created_at": challenge.created_at,
             "totals": [{"player": label, "chips": format_amount(total["chips"]), "sessions": total["sessions"],
@@ -295,11 +328,8 @@ async def play(service: Service, session: ChallengeSession, playing: SessionPlay
     store = service.store
     challenge = store.challenge(session.challenge)
     assert challenge is not None
-    for key in session.seating:  # checked when the challenge was made; an organiser may disqualify a bot since
-        if not key.startswith(SAMPLE_PREFIX) and (bot := store.bot(store.version_by_id(int(key)).bot)) is not None \
-                and bot.disqualified is not None:
-            raise BotsFailed(f"{player(store, key).label} was disqualified after the challenge was made: it plays "
-                             "no more", final=True)
+    if (gone := disqualified(store, session.seating)) is not None:  # checked when the challenge was made
+        raise BotsFailed(f"{gone[0]} was disqualified after the challenge was made: it plays no more", final=True)
     path = folder(service) / "histories" / f"{session.id}.jsonl"
     # A history there already was written by an attempt killed before its result: kept aside, never replaced.
     await trio.to_thread.run_sync(lambda: make_way_for_replay(path, interrupted=session.attempts > 0))

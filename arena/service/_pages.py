@@ -383,7 +383,8 @@ def routes(service: Service) -> list[Route]:
         return render(service, request, "console.html", frozen=store.setting(FROZEN) == "1",
                       frozen_why=service.registry.is_frozen(), schedules=schedules,
                       due=schedules_due_text(schedules), in_file=in_file, in_play=in_play, bots=store.bots(),
-                      failing=failing_blocks(service, organiser=True), tokens=store.tokens()[::-1])
+                      failing=failing_blocks(service, organiser=True), tokens=store.tokens()[::-1],
+                      failed_challenges=[challenge_json(store, challenge) for challenge in store.failed_challenges()])
 
     async def collusion_page(request: Request) -> Response:
         """The collusion report of the ladder, or of a scheduled run: the organisers' alone, as the console."""

@@ -266,6 +266,18 @@ MIGRATIONS: tuple[Migration, ...] = (
             PRIMARY KEY (version, seats, half)
         ) WITHOUT ROWID""",
     )),
+    # An organiser puts a failed challenge back in play (`POST /api/challenges/ID/resume`): its failure is kept
+    # here, with who resumed it and when, before the challenge's `failed` and its sessions' `failures` are cleared.
+    Migration("0014_challenge_resumes", (
+        """CREATE TABLE challenge_resumes (
+            challenge INTEGER NOT NULL REFERENCES challenges (id),
+            failed TEXT NOT NULL,                   -- the failure it was resumed from (challenges.failed)
+            failed_at TEXT NOT NULL,
+            resumed_by TEXT NOT NULL,               -- the organiser
+            resumed_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX challenge_resumes_by_challenge ON challenge_resumes (challenge, resumed_at)",
+    )),
 )
 """The service's schema, oldest first (never edit one that shipped: add another)."""
 
@@ -404,6 +416,16 @@ class Challenge:
     failed: str | None = None
     """Why it ended unplayed (its bots' own failure, or a refusal that cannot change); None unless it did."""
     failed_at: str | None = None
+
+
+@dataclass(frozen=True)
+class ChallengeResume:
+    """A failed challenge an organiser put back in play: the failure it was resumed from, by whom, when."""
+
+    failed: str
+    failed_at: str
+    resumed_by: str
+    resumed_at: str
 
 
 @dataclass(frozen=True)
@@ -1138,6 +1160,37 @@ class ServiceStore:
         found = self.challenge(number)
         assert found is not None
         return found
+
+    def failed_challenges(self) -> list[Challenge]:
+        """Every challenge that ended failed (and was not resumed since), oldest failure first."""
+        return [_challenge(row) for row in self._read("SELECT * FROM challenges WHERE failed IS NOT NULL "
+                                                       "ORDER BY failed_at, id")]
+
+    def resume_challenge(self, number: int, organiser: str) -> Challenge:
+        """Put failed challenge `number` back in play, its sessions' failures from zero; its failure is kept
+        (`challenge_resumes`) with `organiser`'s name and the time.
+
+        Raises:
+            StorageError: the challenge has not failed (or does not exist).
+        """
+        with self._write(f"resuming challenge {number}") as connection:
+            row = connection.execute("SELECT failed, failed_at FROM challenges WHERE id = ? AND failed IS NOT NULL",
+                                     (number,)).fetchone()
+            if row is None:
+                raise StorageError(f"challenge {number} has not failed: only a failed challenge is resumed")
+            connection.execute("INSERT INTO challenge_resumes (challenge, failed, failed_at, resumed_by, resumed_at) "
+                               "VALUES (?, ?, ?, ?, ?)", (number, row[0], row[1], organiser, self.now()))
+            connection.execute("UPDATE challenges SET failed = NULL, failed_at = NULL WHERE id = ?", (number,))
+            connection.execute("UPDATE challenge_sessions SET failures = 0 WHERE challenge = ?", (number,))
+        found = self.challenge(number)
+        assert found is not None
+        return found
+
+    def challenge_resumes(self, number: int) -> list[ChallengeResume]:
+        """The times challenge `number` was resumed, oldest first."""
+        return [ChallengeResume(row["failed"], row["failed_at"], row["resumed_by"], row["resumed_at"])
+                for row in self._read("SELECT * FROM challenge_resumes WHERE challenge = ? ORDER BY resumed_at, rowid",
+                                      (number,))]
 
     def finished_sessions(self, *, versions: Collection[int] | None, challenges_of: str | None, everything: bool,
                           since: str | None, before: tuple[str, str] | None, limit: int) -> list[SessionRow]:

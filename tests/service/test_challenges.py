@@ -276,6 +276,33 @@ async def test_a_challenge_its_bots_keep_from_playing_ends_failed_and_the_arenas
         assert ">failed<" in page and "the bots&#39; own failure" in page
         listed = (await client.get("/bots/crash")).text
         assert "failed: session C000001-1-1: every bot failed to start" in listed
+
+    # An organiser puts the failed challenge back in play (nobody else may, nor resume one that has not failed
+    # or seats a disqualified bot): its failures count from zero, and it fails again after as many tries.
+    async with _client(service) as visitor, _client(service, store.create_token("alice", organiser=False)) as author, \
+            _client(service, store.create_token("org", organiser=True)) as organiser:
+        assert (await visitor.post(f"/api/challenges/{shared.id}/resume")).status_code == 401
+        assert (await author.post(f"/api/challenges/{shared.id}/resume")).status_code == 403
+        assert (await organiser.post("/api/challenges/99/resume")).status_code == 404
+        done = await organiser.post(f"/api/challenges/{fine.id}/resume")
+        assert done.status_code == 409 and "has not failed" in done.text, done.text
+        gone = await organiser.post(f"/api/challenges/{dropped.id}/resume")
+        assert gone.status_code == 409 and "gone.v1 is disqualified" in gone.text, gone.text
+        resumed = await organiser.post(f"/api/challenges/{shared.id}/resume")
+        assert resumed.status_code == 200, resumed.text
+        assert resumed.json()["status"] == "running" and resumed.json()["failed"] is None
+        assert [session["failures"] for session in resumed.json()["sessions"]] == [0, 0]
+        assert [(entry["failed"], entry["failed_at"], entry["resumed_by"]) for entry in resumed.json()["resumes"]
+                ] == [(failed["failed"], failed["failed_at"], "org")]
+        again = await organiser.post(f"/api/challenges/{shared.id}/resume")  # pending now
+        assert again.status_code == 409 and "has not failed" in again.text
+        assert "Resumed by the organiser org" in (await author.get(f"/challenges/{shared.id}")).text
+    before = store.challenge_sessions(shared.id)[0].attempts
+    await play(lambda: store.challenge(shared.id).failed is not None,  # type: ignore[union-attr]
+               "the resumed challenge failed again")
+    assert [session.failures for session in store.challenge_sessions(shared.id)] == [MAX_BOT_FAILURES, 0]
+    assert store.challenge_sessions(shared.id)[0].attempts >= before + MAX_BOT_FAILURES
+    assert len(store.challenge_resumes(shared.id)) == 1
     store.close()
 
 

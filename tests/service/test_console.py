@@ -13,6 +13,8 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
+from arena.service import ServiceStore
+
 from ..report._browser import open_chromium
 from ._archives import sample_archive
 from ._server import Server, bearer, post_archive, running, token, wait_for
@@ -118,6 +120,16 @@ def test_every_organiser_action_is_a_button_over_the_api(console: Console) -> No
         _reloaded(browser, "playing")
         assert console.client.get("/api/bots").json()[0]["disqualified"] is None
 
+        # A challenge that failed (made in the served store: this service plays no ladder, so it stays put once
+        # resumed) is put back in play from its row.
+        failed = _failed_challenge(console)
+        browser.get(f"{console.server.url}/organiser")
+        assert "the bots' own failure" in browser.find_element(By.ID, f"challenge-{failed}").text
+        assert _press(browser, f"#challenge-{failed} button").startswith(f"POST /api/challenges/{failed}/resume: 200")
+        _reloaded(browser, "None: no challenge ended failed.")
+        shown = console.client.get(f"/api/challenges/{failed}", headers=bearer(console.organiser)).json()
+        assert shown["status"] == "running" and [entry["resumed_by"] for entry in shown["resumes"]] == ["org"]
+
         tokens = console.client.get("/api/tokens", headers=bearer(console.organiser)).json()
         alice = next(entry["id"] for entry in tokens if entry["author"] == "alice")
         assert console.client.get("/api/tokens", headers=bearer(console.alice)).status_code == 403
@@ -125,6 +137,23 @@ def test_every_organiser_action_is_a_button_over_the_api(console: Console) -> No
             f"POST /api/tokens/{alice}/revoke: 200")
         _reloaded(browser, "revoked")
         assert console.client.get("/api/bots/perm/versions/latest", headers=bearer(console.alice)).status_code == 401
+
+
+def _failed_challenge(console: Console) -> int:
+    """A challenge of alice's `perm` against a sample bot, failed by its bots' own doing, in the served store."""
+    store = ServiceStore.open(Path(str(console.server.process.args[2])).parent / "data" / "service.sqlite")
+    try:
+        version = store.version("perm", "1")
+        assert version is not None
+        challenge = store.create_challenge("alice", [str(version.id), "sample:call"], blocks=1, secret="0" * 32,
+                                           seatings=lambda block: [[str(version.id), "sample:call"]],
+                                           seed=lambda block: "1")
+        store.mark_challenge_running(f"C{challenge.id:06d}-1-1")
+        store.record_challenge_failure(f"C{challenge.id:06d}-1-1", "perm.v1 exited before it was ready: the bots' "
+                                       "own failure", final=True, most=3)
+        return challenge.id
+    finally:
+        store.close()
 
 
 def test_the_console_is_for_organisers_only(console: Console) -> None:

@@ -289,6 +289,8 @@ def test_malformed_paths_are_404_on_every_route_family(web: Web) -> None:
         answers = {path: organiser.get(path).status_code for path in paths}
         answers["POST /api/ladder/blocks/99999999999999999999999/resume"] = organiser.post(
             "/api/ladder/blocks/99999999999999999999999/resume").status_code
+        answers["POST /api/challenges/99999999999999999999999/resume"] = organiser.post(
+            "/api/challenges/99999999999999999999999/resume").status_code
         answers["POST /api/schedules/%00/run"] = organiser.post("/api/schedules/%00/run").status_code
     assert {path: status for path, status in answers.items() if status != 404} == {}
     assert "Traceback" not in web.server.output()
